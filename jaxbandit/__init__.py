@@ -1,0 +1,18 @@
+"""jaxbandit: GPU-batched JAX simulation of multi-armed bandit algorithms under differential privacy.
+
+Public API::
+
+    import jaxbandit as jb
+    res = jb.simulate("bernoulli", "thompson", env_params={"means": [0.1, 0.5, 0.9]}, horizon=10_000, runs=100)
+    res.mean(), res.se(), res.save("out/ts")
+"""
+__version__ = "0.1.0"
+
+from jaxbandit import envs, policies, privatizers  # noqa: E402
+from jaxbandit.engine import BLOCK, SimParams  # noqa: E402
+from jaxbandit.results import Results  # noqa: E402
+from jaxbandit.simulate import record_times, run_engine, simulate, sweep  # noqa: E402
+from jaxbandit.types import Env, Policy, Privatizer, StepRandom  # noqa: E402
+
+__all__ = ["envs", "policies", "privatizers", "BLOCK", "SimParams", "Results", "record_times", "run_engine",
+           "simulate", "sweep", "Env", "Policy", "Privatizer", "StepRandom", "__version__"]

@@ -1,0 +1,73 @@
+"""Host-side input checks. Each raises ``ValueError`` naming the parameter, its value and the valid range,
+before anything is traced or compiled."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def as_array(name: str, value, *, ndim: int | None = None) -> np.ndarray:
+    """``value`` as a float64 numpy array, rejecting NaN/inf and wrong ranks."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name}={value!r} is not numeric") from err
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name}={value!r} must have {ndim} dimension(s), got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}={_fmt(value)} must be finite (no NaN or inf)")
+    return arr
+
+
+def in_range(name: str, value, low: float = -math.inf, high: float = math.inf, *,
+             low_open: bool = False, high_open: bool = False) -> np.ndarray:
+    """Check that every entry of ``value`` lies in the interval; NaN/inf are rejected unless a bound is inf."""
+    arr = np.asarray(value, dtype=np.float64)
+    if np.any(np.isnan(arr)):
+        raise ValueError(f"{name}={_fmt(value)} must not be NaN; valid range {_interval(low, high, low_open, high_open)}")
+    lo_ok = arr > low if low_open else arr >= low
+    hi_ok = arr < high if high_open else arr <= high
+    bad = ~(lo_ok & hi_ok)
+    if np.any(bad):
+        where = np.flatnonzero(bad)
+        first = arr.reshape(-1)[where[0]]
+        at = f" (entry {where[0]}: {first:g})" if arr.ndim else ""
+        raise ValueError(f"{name}={_fmt(value)}{at} is outside the valid range "
+                         f"{_interval(low, high, low_open, high_open)}")
+    return arr
+
+
+def same_length(**arrays) -> int:
+    """Check that every named per-arm array has the same length; returns it."""
+    lengths = {k: np.shape(v)[0] if np.ndim(v) else None for k, v in arrays.items()}
+    sized = {k: n for k, n in lengths.items() if n is not None}
+    if len(set(sized.values())) > 1:
+        desc = ", ".join(f"{k} has {n}" for k, n in sized.items())
+        raise ValueError(f"per-arm parameters have mismatched lengths: {desc}")
+    return next(iter(sized.values())) if sized else 1
+
+
+def positive_int(name: str, value, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) and not (
+            isinstance(value, float) and value.is_integer()):
+        raise ValueError(f"{name}={value!r} must be an integer >= {minimum}")
+    if value < minimum:
+        raise ValueError(f"{name}={value!r} is outside the valid range [{minimum}, inf)")
+    return int(value)
+
+
+def known_name(kind: str, name: str, valid) -> None:
+    if name not in valid:
+        raise ValueError(f"unknown {kind} {name!r}; valid {kind}s: {', '.join(sorted(valid))}")
+
+
+def _interval(low, high, low_open, high_open) -> str:
+    return f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+
+
+def _fmt(value) -> str:
+    arr = np.asarray(value)
+    if arr.ndim == 0:
+        return f"{float(arr):g}" if arr.dtype.kind in "fiu" else repr(value)
+    return np.array2string(arr, precision=4, separator=",", threshold=12)

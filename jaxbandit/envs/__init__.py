@@ -1,0 +1,64 @@
+"""Reward models. ``make(name, **params)`` returns ``(env, params)``; K is the length of the per-arm lists.
+
+Families (one value per arm, scalars broadcast): ``bernoulli(means)``, ``gaussian(means, stds=1, low=-inf,
+high=inf)``, ``truncexp(rates)``, ``beta(alpha, beta)``, ``uniform(low, high)``,
+``two-point(low, high, p_high)``; and ``mixture(arms=[(family, {field: value}), ...])`` for a bandit whose
+arms come from different families.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxbandit import checks
+from jaxbandit.envs.distributions import (FAMILIES, MixtureParams, family_env, family_params, mixture_env,
+                                          open_uniform, pick)
+
+DESCRIPTIONS = {name: fam.description for name, fam in FAMILIES.items()}
+DESCRIPTIONS["mixture"] = "per-arm mixture of the families above: arms=[(family, {field: value}), ...]"
+
+
+def names():
+    return sorted(DESCRIPTIONS)
+
+
+def make(name: str, **params):
+    """Build a registered environment and its validated params.
+
+    Example: ``env, p = make("bernoulli", means=[0.1, 0.5, 0.9])``.
+    """
+    checks.known_name("environment", name, DESCRIPTIONS)
+    if name == "mixture":
+        arms = params.pop("arms", None)
+        if params:
+            raise ValueError(f"mixture takes only 'arms', got {sorted(params)}")
+        if not arms:
+            raise ValueError("mixture needs arms=[(family, {field: value}), ...] with at least one arm")
+        arms = [(a[0], dict(a[1])) if not isinstance(a, dict) else (a["family"], {k: v for k, v in a.items()
+                                                                                     if k != "family"})
+                for a in arms]
+        env = mixture_env(tuple(f for f, _ in arms))
+        comps = []
+        for fam in dict.fromkeys(f for f, _ in arms):
+            members = [fields for f, fields in arms if f == fam]
+            keys = set().union(*members)
+            stacked = {k: [_scalar(fam, k, m.get(k, FAMILIES[fam].defaults.get(k))) for m in members]
+                       for k in keys}
+            comps.append(family_params(fam, **stacked))
+        p = MixtureParams(tuple(comps))
+    else:
+        p = family_params(name, **params)
+        env = family_env(name, int(np.shape(p[0])[0]))
+    env.validate(p)
+    return env, p
+
+
+def _scalar(family, field, value):
+    if value is None:
+        raise ValueError(f"{family} arm needs parameter {field!r}")
+    if np.ndim(value) != 0:
+        raise ValueError(f"mixture arm parameter {family}.{field}={value!r} must be a scalar")
+    return value
+
+
+__all__ = ["FAMILIES", "DESCRIPTIONS", "MixtureParams", "family_env", "mixture_env", "family_params", "make",
+           "names", "open_uniform", "pick"]

@@ -1,0 +1,253 @@
+"""Reward distributions of single arms and the environments built from them.
+
+Each family maps one step's pre-drawn randomness to a reward of one arm. Families with a closed-form inverse
+CDF use a single open uniform u in (0, 1), shared by every family of an environment and drawn from the
+environment's own key, so that different policies run with the same seed see the same reward draw at the same
+step for the same arm (common random numbers). Beta arms have no cheap inverse CDF and use the exact Gamma
+ratio sampler of `jaxbandit.sampling`.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from collections import namedtuple
+from typing import Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.scipy.special import ndtr, ndtri
+
+from jaxbandit import checks, sampling
+from jaxbandit.types import Env, StepRandom
+
+_INF = math.inf
+
+
+def open_uniform(key, shape, dtype=None):
+    """Uniform draws on the open interval (0, 1): jax's [0, 1) grid shifted by half a grid step."""
+    dtype = dtype or jnp.zeros(()).dtype
+    return jax.random.uniform(key, shape, dtype) + jnp.finfo(dtype).eps / 2
+
+
+def pick(values, arm):
+    """``values[arm]`` as a one-hot reduction: vectorizes across runs where a gather would not."""
+    onehot = jnp.arange(values.shape[-1]) == arm
+    return jnp.sum(jnp.where(onehot, values, jnp.zeros((), values.dtype)), axis=-1)
+
+
+class Family(NamedTuple):
+    """One reward family: per-arm fields, a sampler from (u, gamma noise) and its exact mean."""
+
+    name: str
+    description: str
+    fields: tuple                 # per-arm parameter names, in order
+    defaults: dict                # optional fields and their default values
+    sample: Callable              # (u, beta_noise, key, *field_values_of_arm) -> reward
+    mean: Callable                # (*field arrays) -> mean array (jnp)
+    support: Callable             # (*field arrays, numpy) -> (low, high)
+    validate: Callable            # (**field arrays, numpy) -> None
+    needs_beta_noise: bool = False
+
+
+def _bernoulli_validate(means):
+    checks.in_range("means", means, 0.0, 1.0)
+
+
+def _gaussian_mean(means, stds, low, high):
+    """Mean of clip(N(m, s^2), low, high): l Φ(α) + h (1 − Φ(β)) + m (Φ(β) − Φ(α)) + s (φ(α) − φ(β))."""
+    alpha, beta = (low - means) / stds, (high - means) / stds
+    phi = lambda z: jnp.where(jnp.isfinite(z), jnp.exp(-0.5 * z * z) / math.sqrt(2 * math.pi), 0.0)
+    below = jnp.where(jnp.isfinite(low), low * ndtr(alpha), 0.0)
+    above = jnp.where(jnp.isfinite(high), high * (1 - ndtr(beta)), 0.0)
+    return below + above + means * (ndtr(beta) - ndtr(alpha)) + stds * (phi(alpha) - phi(beta))
+
+
+def _gaussian_validate(means, stds, low, high):
+    checks.as_array("means", means)
+    checks.in_range("stds", stds, 0.0, _INF, low_open=True, high_open=True)
+    checks.in_range("low", low, -_INF, _INF, high_open=True)
+    checks.in_range("high", high, -_INF, _INF, low_open=True)
+    if np.any(np.asarray(low) >= np.asarray(high)):
+        raise ValueError(f"gaussian clip bounds low={low} must be below high={high}")
+
+
+def _truncexp_sample(u, noise, key, rate):
+    # Inverse CDF of Exp(rate) truncated to [0, 1]: F(x) = (1 − e^{−λx}) / (1 − e^{−λ}).
+    return -jnp.log1p(u * jnp.expm1(-rate)) / rate
+
+
+def _truncexp_mean(rates):
+    """1/λ − 1/(e^λ − 1); its Taylor series 1/2 − λ/12 + λ³/720 where the difference cancels (λ < 1e-2)."""
+    small = rates < 1e-2
+    safe = jnp.where(small, 1.0, rates)
+    return jnp.where(small, 0.5 - rates / 12 + rates ** 3 / 720, 1 / safe - 1 / jnp.expm1(safe))
+
+
+def _beta_sample(u, noise, key, alpha, beta):
+    return sampling.beta(key, alpha, beta, noise)
+
+
+def _uniform_validate(low, high):
+    checks.as_array("low", low)
+    checks.as_array("high", high)
+    if np.any(np.asarray(low) > np.asarray(high)):
+        raise ValueError(f"uniform bounds low={low} must not exceed high={high}")
+
+
+def _two_point_validate(low, high, p_high):
+    checks.as_array("low", low)
+    checks.as_array("high", high)
+    checks.in_range("p_high", p_high, 0.0, 1.0)
+
+
+FAMILIES = {
+    f.name: f for f in [
+        Family("bernoulli", "Bernoulli(mean) rewards in {0, 1}", ("means",), {},
+               lambda u, n, k, m: (u < m).astype(u.dtype), lambda m: m,
+               lambda m: (0.0, 1.0), _bernoulli_validate),
+        Family("gaussian", "N(mean, std^2), optionally clipped to [low, high]", ("means", "stds", "low", "high"),
+               {"stds": 1.0, "low": -_INF, "high": _INF},
+               lambda u, n, k, m, s, lo, hi: jnp.clip(m + s * ndtri(u), lo, hi), _gaussian_mean,
+               lambda m, s, lo, hi: (float(np.min(lo)), float(np.max(hi))), _gaussian_validate),
+        Family("truncexp", "exponential with rate λ truncated to [0, 1]; mean 1/λ − 1/(e^λ − 1)", ("rates",), {},
+               _truncexp_sample, _truncexp_mean, lambda r: (0.0, 1.0),
+               lambda rates: checks.in_range("rates", rates, 0.0, _INF, low_open=True, high_open=True)),
+        Family("beta", "Beta(alpha, beta) rewards in [0, 1]", ("alpha", "beta"), {},
+               _beta_sample, lambda a, b: a / (a + b), lambda a, b: (0.0, 1.0),
+               lambda alpha, beta: (checks.in_range("alpha", alpha, 0.0, _INF, low_open=True, high_open=True),
+                                    checks.in_range("beta", beta, 0.0, _INF, low_open=True, high_open=True)),
+               needs_beta_noise=True),
+        Family("uniform", "uniform on [low, high]", ("low", "high"), {},
+               lambda u, n, k, lo, hi: lo + (hi - lo) * u, lambda lo, hi: (lo + hi) / 2,
+               lambda lo, hi: (float(np.min(lo)), float(np.max(hi))), _uniform_validate),
+        Family("two-point", "high with probability p_high, else low", ("low", "high", "p_high"), {},
+               lambda u, n, k, lo, hi, p: jnp.where(u < p, hi, lo), lambda lo, hi, p: lo + p * (hi - lo),
+               lambda lo, hi, p: (float(np.min(np.minimum(lo, hi))), float(np.max(np.maximum(lo, hi)))),
+               _two_point_validate),
+    ]
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _params_class(family: str):
+    return namedtuple(f"{family.title().replace('-', '')}Params", FAMILIES[family].fields)
+
+
+class MixtureParams(NamedTuple):
+    """Per-family parameters of a mixture environment, in the order of its `families`."""
+
+    components: tuple
+
+
+class _Layout(NamedTuple):
+    families: tuple          # family names, in order of first appearance
+    arm_family: tuple        # family index of each arm
+    arm_local: tuple         # index of each arm within its family
+
+
+@functools.lru_cache(maxsize=None)
+def family_env(family: str, num_arms: int) -> Env:
+    """An environment whose K arms all belong to one family; params are that family's NamedTuple."""
+    checks.known_name("reward family", family, FAMILIES)
+    layout = _Layout((family,), (0,) * num_arms, tuple(range(num_arms)))
+    return _build(family, layout, single=True)
+
+
+@functools.lru_cache(maxsize=None)
+def mixture_env(arm_families: tuple) -> Env:
+    """An environment whose arm ``a`` has reward family ``arm_families[a]`` (static)."""
+    for f in arm_families:
+        checks.known_name("reward family", f, FAMILIES)
+    fams = tuple(dict.fromkeys(arm_families))
+    local, seen = [], {f: 0 for f in fams}
+    for f in arm_families:
+        local.append(seen[f])
+        seen[f] += 1
+    layout = _Layout(fams, tuple(fams.index(f) for f in arm_families), tuple(local))
+    return _build("mixture", layout, single=False)
+
+
+def _build(name: str, layout: _Layout, *, single: bool) -> Env:
+    fams = [FAMILIES[f] for f in layout.families]
+    num_arms = len(layout.arm_family)
+    needs_beta = any(f.needs_beta_noise for f in fams)
+    arm_family = np.array(layout.arm_family, np.int32)
+    arm_local = np.array(layout.arm_local, np.int32)
+    # Where each family's arms sit among the K arms (to assemble per-arm means).
+    order = np.argsort(np.concatenate([np.flatnonzero(arm_family == i) for i in range(len(fams))]), kind="stable")
+
+    def components(params):
+        return (params,) if single else params.components
+
+    def draw(key, steps, params):
+        k_beta = jax.random.fold_in(key, 1)
+        u = open_uniform(key, (steps,))
+        return (u, sampling.draw_beta_noise(k_beta, (steps,)) if needs_beta else None)
+
+    def sample(rng: StepRandom, arm, params):
+        u, beta_noise = rng.noise
+        rewards = []
+        local = pick(jnp.asarray(arm_local), arm)
+        for fam, p in zip(fams, components(params)):
+            values = [pick(v, jnp.minimum(local, v.shape[-1] - 1)) for v in p]
+            rewards.append(fam.sample(u, beta_noise, rng.key, *values))
+        if len(rewards) == 1:
+            return rewards[0]
+        which = pick(jnp.asarray(arm_family), arm)
+        return jnp.select([which == i for i in range(len(rewards))], rewards)
+
+    def means(params):
+        per_family = [fam.mean(*p) for fam, p in zip(fams, components(params))]
+        return jnp.concatenate(per_family)[order]
+
+    def support(params):
+        bounds = [fam.support(*[np.asarray(v) for v in p]) for fam, p in zip(fams, components(params))]
+        return min(b[0] for b in bounds), max(b[1] for b in bounds)
+
+    def validate(params):
+        for fam, p in zip(fams, components(params)):
+            values = {f: np.asarray(v) for f, v in zip(fam.fields, p)}
+            for f, v in values.items():
+                if v.ndim != 1:
+                    raise ValueError(f"{fam.name} parameter {f} must be one value per arm, got shape {v.shape}")
+            checks.same_length(**values)
+            fam.validate(**values)
+        got = sum(np.asarray(p[0]).shape[0] for p in components(params))
+        if got != num_arms:
+            raise ValueError(f"environment has {num_arms} arms but its parameters describe {got}")
+
+    default = [_params_class(f.name)(*[jnp.zeros(int(np.sum(arm_family == i))) for _ in f.fields])
+               for i, f in enumerate(fams)]
+    return Env(name=layout.families[0] if single else name, num_arms=num_arms, draw=draw, sample=sample,
+               means=means, support=support, validate=validate,
+               default_params=default[0] if single else MixtureParams(tuple(default)))
+
+
+def family_params(family: str, **fields):
+    """A family's params NamedTuple from per-arm lists or scalars (scalars broadcast to every arm).
+
+    Raises ``ValueError`` naming the parameter for unknown or missing fields, mismatched lengths and values
+    outside the family's support.
+    """
+    fam = FAMILIES[family]
+    unknown = set(fields) - set(fam.fields)
+    if unknown:
+        raise ValueError(f"unknown parameter(s) {sorted(unknown)} for {family}; valid: {', '.join(fam.fields)}")
+    values = {}
+    for f in fam.fields:
+        if f in fields:
+            values[f] = np.asarray(fields[f], dtype=np.float64)
+        elif f in fam.defaults:
+            values[f] = np.asarray(fam.defaults[f], dtype=np.float64)
+        else:
+            raise ValueError(f"{family} needs parameter {f!r} (one value per arm)")
+        if values[f].ndim > 1:
+            raise ValueError(f"{family} parameter {f} must be a scalar or one value per arm, got shape "
+                             f"{values[f].shape}")
+        if np.any(np.isnan(values[f])):
+            raise ValueError(f"{family} parameter {f}={values[f].tolist()} must not be NaN")
+    num_arms = checks.same_length(**{f: v for f, v in values.items() if v.ndim == 1})
+    values = {f: np.broadcast_to(v, (num_arms,)) for f, v in values.items()}
+    fam.validate(**values)
+    return _params_class(family)(*[jnp.asarray(values[f], dtype=jnp.zeros(()).dtype) for f in fam.fields])

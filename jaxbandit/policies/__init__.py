@@ -1,0 +1,63 @@
+"""Bandit policies: a registry from CLI names to factories ``(num_arms) -> Policy``.
+
+One file per algorithm family; ``make(name, num_arms, **params)`` returns ``(policy, params)`` with the user's
+values validated and cast to the dtypes of the policy's defaults.
+"""
+from __future__ import annotations
+
+import functools
+
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbandit import checks
+from jaxbandit.policies.greedy import epsilon_greedy, uniform
+from jaxbandit.policies.thompson import gaussian_thompson, thompson
+from jaxbandit.policies.ucb import klucb, ucb1
+
+REGISTRY = {
+    "thompson": (thompson, "Beta(1,1)-Bernoulli Thompson sampling; [0,1] rewards binarized by a Bernoulli trial"),
+    "gaussian-thompson": (gaussian_thompson, "Thompson sampling, N(0,1) prior: θ ~ N(S/(n+1), 1/(n+1)) (seed 001 Alg. 1)"),
+    "ucb1": (ucb1, "UCB1: mean + sqrt(2 log t / n), each arm once first (Auer et al. 2002)"),
+    "klucb": (klucb, "kl-UCB, Bernoulli KL, exploration log t + c log log t (Garivier & Cappé 2011)"),
+    "epsilon-greedy": (epsilon_greedy, "ε-greedy: random arm with probability epsilon, else best mean"),
+    "uniform": (uniform, "uniformly random arm at every step"),
+}
+
+
+def names():
+    return sorted(REGISTRY)
+
+
+@functools.lru_cache(maxsize=None)
+def get(name: str, num_arms: int):
+    """The (memoized, so jit caches hit) policy object for ``name`` and K arms."""
+    checks.known_name("policy", name, REGISTRY)
+    checks.positive_int("num_arms", num_arms)
+    return REGISTRY[name][0](num_arms)
+
+
+def make(name: str, num_arms: int, **params):
+    """``(policy, params)``: the registered policy with its defaults overridden by ``params``."""
+    policy = get(name, num_arms)
+    return policy, with_params(policy, **params)
+
+
+def with_params(component, **params):
+    """``component.default_params`` with fields replaced, checked and cast to the defaults' dtypes."""
+    default = component.default_params
+    fields = getattr(default, "_fields", ())
+    unknown = set(params) - set(fields)
+    if unknown:
+        valid = ", ".join(fields) if fields else "none"
+        raise ValueError(f"unknown parameter(s) {sorted(unknown)} for {component.name}; valid: {valid}")
+    values = {}
+    for f, v in params.items():
+        arr = checks.as_array(f"{component.name} parameter {f}", v)
+        dtype = jnp.asarray(getattr(default, f)).dtype
+        if jnp.issubdtype(dtype, jnp.integer) and not np.all(arr == np.round(arr)):
+            raise ValueError(f"{component.name} parameter {f}={v!r} must be an integer")
+        values[f] = jnp.asarray(arr, dtype=dtype)
+    p = default._replace(**values) if values else default
+    component.validate(p)
+    return p

@@ -1,0 +1,55 @@
+"""Non-index baselines: ε-greedy (`epsilon-greedy`) and uniform play (`uniform`).
+
+Reference: Sutton & Barto, "Reinforcement Learning: An Introduction", 2nd ed., §2.2–2.3 (ε-greedy).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from jaxbandit import checks
+from jaxbandit.policies.common import argmax_random_tie
+from jaxbandit.policies.ucb import MeanState, _init, _means, _update
+from jaxbandit.types import EmptyParams, Policy, no_validate
+
+
+class EpsilonParams(NamedTuple):
+    epsilon: jax.Array  # probability of a uniformly random arm
+
+
+def _uniform_arm(u, num_arms):
+    return jnp.minimum(jnp.floor(u * num_arms).astype(jnp.int32), num_arms - 1)
+
+
+def epsilon_greedy(num_arms: int) -> Policy:
+    """With probability ε a uniformly random arm, otherwise the best empirical mean (unplayed arms count as
+    best, ties broken uniformly at random)."""
+
+    def draw(key, steps, params):
+        return jax.random.uniform(key, (steps, 2))
+
+    def select(rng, state: MeanState, params):
+        coin, u = rng.noise[0], rng.noise[1]
+        mean, _ = _means(state)
+        greedy = argmax_random_tie(jnp.where(state.counts == 0, jnp.inf, mean), u)
+        return jnp.where(coin < params.epsilon, _uniform_arm(u, num_arms), greedy).astype(jnp.int32)
+
+    def validate(params):
+        checks.in_range("epsilon", params.epsilon, 0.0, 1.0)
+
+    return Policy("epsilon-greedy", num_arms, _init(num_arms), draw, select, _update(num_arms), validate,
+                  EpsilonParams(epsilon=jnp.asarray(0.1)))
+
+
+def uniform(num_arms: int) -> Policy:
+    """Each arm with probability 1/K at every step, ignoring all feedback (the linear-regret reference)."""
+
+    def select(rng, state, params):
+        return _uniform_arm(rng.noise, num_arms)
+
+    return Policy("uniform", num_arms, lambda params: (), lambda key, steps, params: jax.random.uniform(key, (steps,)),
+                  select, lambda rng, state, arm, obs, params: state, no_validate, EmptyParams())
+
+

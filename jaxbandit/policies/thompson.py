@@ -1,0 +1,84 @@
+"""Thompson sampling: Beta–Bernoulli (`thompson`) and Gaussian-prior (`gaussian-thompson`).
+
+References:
+  Thompson (1933); Agrawal & Goyal, "Further optimal regret bounds for Thompson sampling", AISTATS 2013 (AG13),
+  for the Beta–Bernoulli version on [0, 1] rewards through a Bernoulli trial; Ou, Avella Medina & Cummings,
+  "Thompson Sampling Itself is Differentially Private" (seed 001), Algorithm 1, for the Gaussian version.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from jaxbandit import sampling
+from jaxbandit.policies.common import onehot
+from jaxbandit.types import EmptyParams, Policy, no_validate
+
+
+class BetaState(NamedTuple):
+    successes: jax.Array  # int32[K]: Bernoulli trials equal to 1
+    failures: jax.Array   # int32[K]
+
+
+def thompson(num_arms: int) -> Policy:
+    """Beta(1, 1)-prior Thompson sampling for rewards in [0, 1].
+
+    Each step draws θ_k ~ Beta(S_k + 1, F_k + 1) and plays argmax θ. A reward r in [0, 1] is turned into a
+    Bernoulli(r) trial before the update (AG13, Algorithm 2), so Bernoulli rewards are used as they are.
+    Beta draws are exact (`jaxbandit.sampling.beta`); ties have probability zero.
+    """
+
+    def init(params):
+        zeros = jnp.zeros(num_arms, jnp.int32)
+        return BetaState(zeros, zeros)
+
+    def draw(key, steps, params):
+        k_beta, k_trial = jax.random.split(key)
+        return sampling.draw_beta_noise(k_beta, (steps, num_arms)), jax.random.uniform(k_trial, (steps,))
+
+    def select(rng, state, params):
+        beta_noise, _ = rng.noise
+        a = (state.successes + 1).astype(jnp.zeros(()).dtype)
+        b = (state.failures + 1).astype(a.dtype)
+        return jnp.argmax(sampling.beta(rng.key, a, b, beta_noise)).astype(jnp.int32)
+
+    def update(rng, state, arm, obs, params):
+        _, u = rng.noise
+        trial = (u < obs).astype(jnp.int32)
+        hit = onehot(arm, num_arms)
+        return BetaState(state.successes + hit * trial, state.failures + hit * (1 - trial))
+
+    return Policy("thompson", num_arms, init, draw, select, update, no_validate, EmptyParams(),
+                  reward_range=(0.0, 1.0))
+
+
+class GaussianState(NamedTuple):
+    sums: jax.Array    # float[K]: S_k, sum of observations of arm k
+    counts: jax.Array  # int32[K]: n_k
+
+
+def gaussian_thompson(num_arms: int) -> Policy:
+    """Thompson sampling with N(0, 1) priors and unit-variance Gaussian likelihood (seed 001, Algorithm 1).
+
+    θ_k ~ N(S_k / (n_k + 1), 1 / (n_k + 1)), the conjugate posterior; play argmax θ (ties have probability
+    zero). The posterior mean keeps the prior pseudo-count: μ̂ = S/(n+1), not S/n.
+    """
+
+    def init(params):
+        return GaussianState(jnp.zeros(num_arms), jnp.zeros(num_arms, jnp.int32))
+
+    def draw(key, steps, params):
+        return jax.random.normal(key, (steps, num_arms))
+
+    def select(rng, state, params):
+        n1 = (state.counts + 1).astype(state.sums.dtype)
+        theta = state.sums / n1 + rng.noise * jax.lax.rsqrt(n1)
+        return jnp.argmax(theta).astype(jnp.int32)
+
+    def update(rng, state, arm, obs, params):
+        hit = onehot(arm, num_arms)
+        return GaussianState(state.sums + hit.astype(state.sums.dtype) * obs, state.counts + hit)
+
+    return Policy("gaussian-thompson", num_arms, init, draw, select, update, no_validate, EmptyParams())

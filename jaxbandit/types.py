@@ -1,0 +1,121 @@
+"""Core types of jaxbandit: reward models (`Env`), local channels (`Privatizer`) and `Policy`.
+
+Every component is a NamedTuple of pure functions made by a factory that takes only *static* configuration
+(the number of arms, flags). Every numeric hyperparameter lives in a params NamedTuple passed as an argument,
+so it can be vmapped over (one compilation per sweep) and differentiated.
+
+Randomness is drawn in blocks: for each run and each block of `BLOCK` steps the engine calls a component's
+`draw(key, steps, params)` once, and hands step i of the block a `StepRandom(key, noise)` whose `noise` is
+slice i of that draw (leaves have the time axis first) and whose `key` is a per-step key for rare needs
+(e.g. a rejection-sampling fallback). XLA removes the per-step key when a component never reads it, so
+components that only use `noise` pay nothing for it.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple
+
+import jax
+
+Array = jax.Array
+PRNGKey = jax.Array
+Params = Any  # a NamedTuple of arrays
+State = Any
+
+
+class StepRandom(NamedTuple):
+    """The randomness one step of one run may use.
+
+    Attributes:
+      key: a per-step PRNG key, distinct for every (run, step, component).
+      noise: this step's slice of the component's block draw (``None`` if it draws nothing).
+    """
+
+    key: PRNGKey
+    noise: Any
+
+
+class Env(NamedTuple):
+    """A reward model of ``num_arms`` arms.
+
+    Attributes:
+      name: registry name.
+      num_arms: K (static).
+      draw: ``(key, steps, params) -> noise`` pre-draws the randomness of ``steps`` steps (time axis first).
+      sample: ``(rng: StepRandom, arm, params) -> reward`` the reward of the pulled arm, from one uniform by
+        inverse CDF where possible, so that every policy sees the same draw at the same step.
+      means: ``(params) -> f[K]`` arm means (for pseudo-regret).
+      support: ``(params) -> (low, high)`` host-side bounds of the rewards (numpy floats).
+      validate: ``(params) -> None`` host-side check raising ``ValueError`` naming parameter, value, range.
+      default_params: params with every field shaped (K,).
+    """
+
+    name: str
+    num_arms: int
+    draw: Callable
+    sample: Callable
+    means: Callable
+    support: Callable
+    validate: Callable
+    default_params: Params
+
+
+class Privatizer(NamedTuple):
+    """A stateless local channel between the user and the learner.
+
+    Attributes:
+      name: registry name.
+      draw: ``(key, steps, params) -> noise``.
+      apply: ``(rng: StepRandom, reward, params) -> observation``.
+      validate: host-side parameter check.
+      default_params: parameters.
+      reward_range: the rewards it accepts, ``(low, high)`` (``None``: any).
+      output_range: the observations it emits, ``(low, high)`` (``None``: those it was given).
+    """
+
+    name: str
+    draw: Callable
+    apply: Callable
+    validate: Callable
+    default_params: Params
+    reward_range: tuple | None = None
+    output_range: tuple | None = None
+
+
+class Policy(NamedTuple):
+    """A bandit policy as three pure functions of a per-run state.
+
+    Attributes:
+      name: registry name.
+      num_arms: K (static).
+      init: ``(params) -> state``.
+      draw: ``(key, steps, params) -> noise``; ``select`` and ``update`` of one step share its slice.
+      select: ``(rng: StepRandom, state, params) -> int32 arm``.
+      update: ``(rng: StepRandom, state, arm, observation, params) -> state``.
+      validate: host-side parameter check.
+      default_params: parameters.
+      reward_range: the observations it needs, ``(low, high)`` (``None``: any real number).
+    """
+
+    name: str
+    num_arms: int
+    init: Callable
+    draw: Callable
+    select: Callable
+    update: Callable
+    validate: Callable
+    default_params: Params
+    reward_range: tuple | None = None
+
+
+class EmptyParams(NamedTuple):
+    """Parameters of a component that has none."""
+
+
+def no_draw(key, steps, params):
+    """`draw` of a component that needs no randomness."""
+    del key, steps, params
+    return None
+
+
+def no_validate(params):
+    del params
