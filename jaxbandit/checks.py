@@ -59,7 +59,7 @@ def positive_int(name: str, value, minimum: int = 1) -> int:
 
 def known_name(kind: str, name: str, valid) -> None:
     if name not in valid:
-        raise ValueError(f"unknown {kind} {name!r}; valid {kind}s: {', '.join(sorted(valid))}")
+        raise ValueError(f"unknown {kind} {name!r}; valid names: {', '.join(sorted(valid))}")
 
 
 def _interval(low, high, low_open, high_open) -> str:

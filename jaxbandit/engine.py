@@ -21,6 +21,17 @@ import numpy as np
 from jaxbandit.types import Env, Policy, Privatizer, StepRandom
 
 BLOCK = 50  # steps per randomness block; part of the random stream's definition (changing it changes draws)
+UNROLL = 5  # inner-scan unroll: on the 2-core CPU, unroll=1 is 3-4x slower than 2..10 (benchmarks/RESULTS.md)
+
+
+def rng_mode():
+    """The PRNG configuration every engine computation runs under.
+
+    Non-partitionable threefry generates per-run blocks about 3x faster on CPU than the partitionable default
+    of JAX >= 0.5 (benchmarks/RESULTS.md) and gives the same streams on every backend. Scoped to the engine
+    (a context manager, part of the jit cache key) so the user's global configuration is left alone.
+    """
+    return jax.threefry_partitionable(False)
 
 
 class SimParams(NamedTuple):
@@ -70,7 +81,7 @@ _ADVANCE_CACHE: dict = {}
 
 
 def make_advance(env: Env, policy: Policy, privatizer: Privatizer, num_blocks: int, steps: int, slots: int,
-                 unroll: int = 1):
+                 unroll: int = UNROLL):
     """A jitted ``advance(state, run_keys, params, record_times) -> state`` running ``num_blocks`` blocks of
     ``steps`` (<= BLOCK) steps each. Memoized on the identity of the (long-lived, registry-made) components and
     on the static sizes, so calling it again with new parameter values or a new start block does not
@@ -107,6 +118,9 @@ def _build_advance(env, policy, privatizer, num_blocks, steps, slots, unroll):
         draw = lambda comp: jax.vmap(lambda k, p: comp.draw(k, BLOCK, p), in_axes=(0, -1), out_axes=-1)
         noise = (draw(env)(ke, params.env), draw(policy)(kp, params.policy), draw(privatizer)(kq, params.privatizer))
         noise = jax.tree.map(lambda x: x[:steps], noise)  # a short tail block uses the head of a full draw
+        # Materialize the block's draws before the loop: otherwise XLA may fuse the generator into the per-step
+        # slice and regenerate it inside the loop.
+        noise = jax.lax.optimization_barrier(noise)
 
         def step(run, xs):
             i, (ne, np_, nq) = xs

@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbandit import checks, envs, policies, privatizers
-from jaxbandit.engine import BLOCK, EngineState, SimParams, init_state, make_advance, record_slots
+from jaxbandit.engine import BLOCK, UNROLL, EngineState, SimParams, init_state, make_advance, record_slots, rng_mode
 from jaxbandit.results import Results, config_fingerprint, environment_info
 
 DEFAULT_CHUNK_WORK = 2e8  # agent-steps per chunk when streaming (a few seconds on a 2-core CPU)
@@ -46,7 +46,7 @@ def sweep(env: str, policy: str, *, privatizer: str = "identity", env_params: Ma
           policy_params: Mapping | None = None, privatizer_params: Mapping | None = None, grid: Mapping | None,
           horizon: int, runs: int, seed: int = 0, record: int | np.ndarray = 100, chunk_steps: int | None = None,
           progress: bool | None = None, callback: Callable | None = None, checkpoint: str | None = None,
-          unroll: int = 1) -> Results:
+          unroll: int = UNROLL) -> Results:
     """Simulate a Cartesian grid of parameter values, ``runs`` runs each, in one compiled program.
 
     Args:
@@ -98,8 +98,9 @@ def sweep(env: str, policy: str, *, privatizer: str = "identity", env_params: Ma
         **environment_info(),
     }
     params = _stack(points, runs)
-    root = jax.random.key(seed)
-    run_keys = jnp.tile(jax.vmap(jax.random.fold_in, in_axes=(None, 0))(root, jnp.arange(runs)), len(points))
+    with rng_mode():
+        root = jax.random.key(seed)
+        run_keys = jnp.tile(jax.vmap(jax.random.fold_in, in_axes=(None, 0))(root, jnp.arange(runs)), len(points))
 
     grid_shape = tuple(len(values) for _, values in axes)
 
@@ -127,7 +128,7 @@ def sweep(env: str, policy: str, *, privatizer: str = "identity", env_params: Ma
 
 def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: int, times: np.ndarray, *,
                chunk_steps=None, progress=None, callback=None, checkpoint=None, fingerprint="",
-               describe=str, unroll=1):
+               describe=str, unroll=UNROLL):
     """Drive the engine over ``horizon`` steps for the batch ``run_keys`` (params leaves batched last).
 
     Returns ``(pseudo[n_rec, N], realized[n_rec, N], counts[K, N], n_rec, seconds)`` as numpy arrays.
@@ -149,7 +150,8 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
     if tail:
         plan.append((1, tail))
 
-    state = init_state(policy, params, num, env.num_arms, len(times), slots)
+    with rng_mode():
+        state = init_state(policy, params, num, env.num_arms, len(times), slots)
     done_chunks, elapsed = 0, 0.0
     if checkpoint and os.path.exists(checkpoint):
         state, done_chunks, elapsed = _load_checkpoint(checkpoint, state, fingerprint)
@@ -160,7 +162,8 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
             continue
         before = int(state.ptr)
         t0 = time.perf_counter()
-        state = make_advance(env, policy, privatizer, blocks, steps, slots, unroll)(state, run_keys, params, rec)
+        with rng_mode():
+            state = make_advance(env, policy, privatizer, blocks, steps, slots, unroll)(state, run_keys, params, rec)
         after = int(state.ptr)
         new_pseudo = np.asarray(state.pseudo[before:after])
         new_real = np.asarray(state.realized[before:after])
@@ -205,7 +208,7 @@ def _grid_points(base: SimParams, grid: Mapping):
             _get(base, p)  # raises on unknown paths
         if len(paths) > 1:
             for v in values:
-                if np.ndim(v) == 0 and not isinstance(v, (tuple, list)) or len(v) != len(paths):
+                if not isinstance(v, (tuple, list)) or len(v) != len(paths):
                     raise ValueError(f"grid axis {','.join(paths)} needs tuples of {len(paths)} values, got {v!r}")
         axes.append((paths, values))
     points = []

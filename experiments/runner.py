@@ -1,0 +1,96 @@
+"""Run an experiment's configurations with per-configuration save/resume, then its figures and summary.csv."""
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import os
+import time
+
+import numpy as np
+
+from jaxbandit.results import Results
+from jaxbandit.simulate import sweep
+
+
+@dataclasses.dataclass
+class Config:
+    """One configuration of an experiment: a label and the keyword arguments of `jaxbandit.sweep`."""
+
+    label: str
+    kwargs: dict
+
+
+def run(module, out_dir: str, quick: bool = False, progress: bool = True, log=print) -> dict:
+    """Run (or resume) every configuration of ``module``; returns ``{label: Results}``."""
+    os.makedirs(os.path.join(out_dir, "results"), exist_ok=True)
+    configs = module.configs(quick)
+    results = {}
+    for i, cfg in enumerate(configs):
+        base = os.path.join(out_dir, "results", _slug(cfg.label))
+        kwargs = {"grid": None, **cfg.kwargs}
+        done = _load_if_same(base, kwargs)
+        if done is not None:
+            log(f"[{i + 1}/{len(configs)}] {cfg.label}: already done, loaded {base}.npz")
+            results[cfg.label] = done
+            continue
+        t0 = time.perf_counter()
+        res = sweep(**kwargs, progress=progress, checkpoint=base + ".ckpt.npz")
+        res.save(base)
+        with open(base + ".request.json", "w") as f:
+            f.write(_request(kwargs))
+        if os.path.exists(base + ".ckpt.npz"):
+            os.remove(base + ".ckpt.npz")
+        log(f"[{i + 1}/{len(configs)}] {cfg.label}: {time.perf_counter() - t0:.1f}s")
+        results[cfg.label] = res
+    write_summary(results, os.path.join(out_dir, "summary.csv"))
+    module.figures(results, out_dir)
+    return results
+
+
+def write_summary(results: dict, path: str) -> None:
+    """One row per configuration (per grid point of a sweep), with a column per swept parameter."""
+    rows = []
+    for label, res in results.items():
+        for coords, point in res.points():
+            s_mean, s_se = point.mean()[-1], point.se()[-1]
+            rows.append({"label": label, "policy": res.config["policy"], "env": res.config["env"],
+                         "privatizer": res.config["privatizer"], "horizon": res.horizon, "runs": res.runs,
+                         "final_regret_mean": f"{s_mean:.6g}", "final_regret_se": f"{s_se:.6g}",
+                         "final_realized_regret_mean": f"{point.mean('regret')[-1]:.6g}",
+                         "final_realized_regret_se": f"{point.se('regret')[-1]:.6g}",
+                         "seconds": f"{res.seconds:.3f}",
+                         **{k: _cell(v) for k, v in coords.items()},
+                         **{f"policy.{k}": _cell(v) for k, v in res.config["policy_params"].items()}})
+    fields = list(dict.fromkeys(k for r in rows for k in r))
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _cell(v):
+    return " ".join(f"{x:g}" for x in np.ravel(v)) if np.ndim(v) else f"{float(v):g}" if np.ndim(v) == 0 and \
+        isinstance(v, (int, float, np.number)) else str(v)
+
+
+def _request(kwargs) -> str:
+    """The configuration as requested, canonical JSON: a saved result is reused only for the same request."""
+    from jaxbandit.simulate import _jsonable
+    grid = kwargs.get("grid") or {}
+    plain = {k: _jsonable(v) for k, v in kwargs.items() if k != "grid"}
+    plain["grid"] = [[list(p) if isinstance(p, tuple) else p, _jsonable(v)] for p, v in grid.items()]
+    return json.dumps(plain, sort_keys=True)
+
+
+def _load_if_same(base, kwargs):
+    if not (os.path.exists(base + ".json") and os.path.exists(base + ".request.json")):
+        return None
+    with open(base + ".request.json") as f:
+        if f.read() != _request(kwargs):
+            return None
+    return Results.load(base)
+
+
+def _slug(label: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in label)

@@ -1,0 +1,128 @@
+"""The ``jaxbandit`` command: list, run, reproduce."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+
+def _number_list(text: str):
+    try:
+        return [float(x) for x in text.split(",") if x.strip() != ""]
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from err
+
+
+def _key_values(pairs, flag):
+    """``["k=v", "k=1,2"]`` -> ``{"k": v, "k": [1, 2]}`` (numbers where they parse)."""
+    out = {}
+    for pair in pairs or []:
+        if "=" not in pair:
+            raise SystemExit(f"error: {flag} expects KEY=VALUE, got {pair!r}")
+        key, value = pair.split("=", 1)
+        items = value.split(",")
+        try:
+            nums = [float(x) for x in items]
+            out[key] = nums if len(items) > 1 else nums[0]
+        except ValueError:
+            out[key] = value
+    return out
+
+
+def cmd_list(args) -> int:
+    import experiments
+    from jaxbandit import envs, policies, privatizers
+    sections = [("policies", {k: v[1] for k, v in policies.REGISTRY.items()}),
+                ("environments", envs.DESCRIPTIONS),
+                ("privatizers", {k: v[1] for k, v in privatizers.REGISTRY.items()}),
+                ("experiments", {k: v[1] for k, v in experiments.REGISTRY.items()})]
+    for title, entries in sections:
+        print(f"{title}:")
+        width = max(len(k) for k in entries)
+        for name in sorted(entries):
+            print(f"  {name:<{width}}  {entries[name]}")
+    return 0
+
+
+def cmd_run(args) -> int:
+    from jaxbandit import simulate
+    env_params = _key_values(args.env_param, "--env-param")
+    if args.means is not None:
+        env_params["means"] = args.means
+    priv_params = _key_values(args.privatizer_param, "--privatizer-param")
+    if args.epsilon is not None:
+        priv_params["epsilon"] = args.epsilon
+    res = simulate(args.env, args.policy, privatizer=args.privatizer, env_params=env_params,
+                   policy_params=_key_values(args.policy_param, "--policy-param"), privatizer_params=priv_params,
+                   horizon=args.horizon, runs=args.runs, seed=args.seed, checkpoint=args.checkpoint,
+                   progress=None if sys.stderr.isatty() else False)
+    s = res.summary()
+    print(f"{args.policy} on {args.env} ({res.counts.shape[-1]} arms), privatizer {args.privatizer}: "
+          f"T={s['horizon']}, {s['runs']} runs, seed {args.seed}")
+    print(f"  final pseudo-regret  {s['final_regret_mean']:.4g} ± {s['final_regret_se']:.2g} (SE)")
+    print(f"  final realized regret {s['final_realized_regret_mean']:.4g} ± {s['final_realized_regret_se']:.2g} (SE)")
+    print(f"  mean pulls per arm    {np.array2string(res.counts.mean(axis=0), precision=1)}")
+    print(f"  {s['seconds']:.2f} s, {s['agent_steps_per_second']:.3g} agent-steps/s (compilation included)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({**s, "seed": args.seed, "config": res.config}, f, indent=1)
+    if args.plot:
+        from jaxbandit import plotting
+        title = f"{args.policy} on {args.env}, T = {s['horizon']}"
+        plotting.save(plotting.regret_figure([(args.policy, res)], title), args.plot)
+    return 0
+
+
+def cmd_reproduce(args) -> int:
+    import experiments
+    from experiments import runner
+    module = experiments.load(args.id)
+    out = args.out or f"out/{args.id}{'-quick' if args.quick else ''}"
+    runner.run(module, out, quick=args.quick, progress=None if sys.stderr.isatty() else False)
+    print(f"wrote {out}/summary.csv and figures in {out}/")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="jaxbandit", description="Batched JAX simulation of (private) bandits.")
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="list policies, environments, privatizers and experiments").set_defaults(fn=cmd_list)
+
+    r = sub.add_parser("run", help="simulate one configuration")
+    r.add_argument("--env", required=True, help="environment name (see `jaxbandit list`)")
+    r.add_argument("--means", type=_number_list, help="comma-separated arm means (Bernoulli, Gaussian)")
+    r.add_argument("--env-param", action="append", metavar="K=V", help="environment parameter, e.g. stds=0.1")
+    r.add_argument("--policy", required=True)
+    r.add_argument("--policy-param", action="append", metavar="K=V")
+    r.add_argument("--privatizer", default="identity")
+    r.add_argument("--epsilon", type=float, help="privacy level of the privatizer")
+    r.add_argument("--privatizer-param", action="append", metavar="K=V")
+    r.add_argument("--horizon", type=int, required=True)
+    r.add_argument("--runs", type=int, required=True)
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--json", metavar="FILE", help="write the summary as JSON")
+    r.add_argument("--plot", metavar="FILE", help="write the regret curve (PNG)")
+    r.add_argument("--checkpoint", metavar="FILE", help="save progress after every chunk; resume from it")
+    r.set_defaults(fn=cmd_run)
+
+    q = sub.add_parser("reproduce", help="run an experiment, write figures and summary.csv")
+    q.add_argument("id", help="experiment id (see `jaxbandit list`)")
+    q.add_argument("--quick", action="store_true", help="small horizon and few runs (seconds)")
+    q.add_argument("--out", help="output directory (default out/ID)")
+    q.set_defaults(fn=cmd_reproduce)
+    return p
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.fn(args)
+    except (ValueError, FloatingPointError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+"""The engine: vmapped equals looped, chunked equals unchunked (bit for bit), horizon prefixes, records,
+checkpoint/resume, streaming callback, non-finite detection, sweeps with one compilation, float64."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxbandit import envs, policies, privatizers, run_engine, simulate, sweep
+from jaxbandit.engine import _ADVANCE_CACHE, BLOCK, SimParams, rng_mode
+from jaxbandit.simulate import _stack
+
+MEANS = [0.2, 0.5, 0.45, 0.7]
+KW = dict(env="bernoulli", env_params={"means": MEANS}, progress=False)
+
+
+def _same(a, b):
+    for f in ("pseudo_regret", "regret", "counts", "t"):
+        np.testing.assert_array_equal(getattr(a, f), getattr(b, f), err_msg=f)
+
+
+@pytest.mark.parametrize("name", ["thompson", "klucb", "gaussian-thompson"])
+def test_vmapped_equals_looped(name):
+    """Runs simulated together equal the same runs simulated one at a time with the same keys."""
+    env, ep = envs.make("bernoulli", means=MEANS)
+    pol, pp = policies.make(name, 4)
+    priv, qp = privatizers.make("identity")
+    times = np.array([1, 7, 50, 120, 333])
+    with rng_mode():
+        keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(jax.random.key(11), jnp.arange(3))
+    together = run_engine(env, pol, priv, _stack([SimParams(ep, pp, qp)], 3), keys, 333, times, progress=False)
+    for r in range(3):
+        alone = run_engine(env, pol, priv, _stack([SimParams(ep, pp, qp)], 1), keys[r:r + 1], 333, times,
+                           progress=False)
+        np.testing.assert_array_equal(alone[0][:5, 0], together[0][:5, r])
+        np.testing.assert_array_equal(alone[2][:, 0], together[2][:, r])
+
+
+@pytest.mark.parametrize("horizon", [1000, 1030, 37])
+def test_chunked_equals_unchunked_bit_for_bit(horizon):
+    one = simulate(policy="thompson", horizon=horizon, runs=5, seed=3, **KW)
+    chunked = simulate(policy="thompson", horizon=horizon, runs=5, seed=3, chunk_steps=100, **KW)
+    _same(one, chunked)
+    assert one.t[-1] == horizon and np.all(one.counts.sum(-1) == horizon)
+
+
+def test_shorter_horizon_is_a_prefix():
+    times = np.array([10, 100, 250, 400])
+    short = simulate(policy="ucb1", horizon=400, runs=4, record=times, **KW)
+    long = simulate(policy="ucb1", horizon=1000, runs=4, record=np.append(times, 1000), **KW)
+    np.testing.assert_array_equal(short.pseudo_regret, long.pseudo_regret[..., :4])
+    np.testing.assert_array_equal(short.regret, long.regret[..., :4])
+
+
+def test_records_are_regret_at_the_record_times():
+    res = simulate(policy="gaussian-thompson", horizon=300, runs=6, record=np.arange(1, 301), **KW)
+    gaps = max(MEANS) - np.array(MEANS, np.float32)
+    np.testing.assert_allclose(res.pseudo_regret[:, -1], res.counts @ gaps, rtol=1e-6)
+    increments = np.diff(res.pseudo_regret, axis=-1)  # each step adds one gap
+    assert np.all(np.isin(np.round(increments, 5), np.round(gaps, 5)))
+    assert np.all(np.abs(res.regret[:, 0]) <= 1.0)  # μ* − r_1 with r in {0, 1}
+    # realized regret = μ* t − Σ r, and Σ r is an integer count for Bernoulli rewards
+    sums = max(MEANS) * res.t - res.regret
+    np.testing.assert_allclose(sums, np.round(sums), atol=1e-3)
+
+
+def test_default_record_times_and_memory_independent_of_horizon():
+    res = simulate(policy="uniform", horizon=100_000, runs=2, record=20, **KW)
+    assert len(res.t) <= 21 and res.t[-1] == 100_000 and res.t[0] == 1
+    assert res.pseudo_regret.shape == (2, len(res.t))
+
+
+def test_checkpoint_resume_after_interruption(tmp_path):
+    ckpt = str(tmp_path / "run.ckpt.npz")
+    calls = []
+
+    def interrupt(partial):
+        calls.append(partial.t[-1])
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+
+    kw = dict(policy="klucb", horizon=1000, runs=4, seed=2, chunk_steps=200, **KW)
+    with pytest.raises(KeyboardInterrupt):
+        simulate(checkpoint=ckpt, callback=interrupt, **kw)
+    assert calls == [200, 400, 600]
+    resumed_calls = []
+    resumed = simulate(checkpoint=ckpt, callback=lambda p: resumed_calls.append(p.t[-1]), **kw)
+    assert resumed_calls == [800, 1000]  # only the chunks not yet done
+    _same(resumed, simulate(**kw))
+    with pytest.raises(ValueError, match="different configuration"):
+        simulate(checkpoint=ckpt, **{**kw, "seed": 3})
+
+
+def test_callback_streams_partial_results():
+    seen = []
+    simulate(policy="ucb1", horizon=500, runs=2, chunk_steps=100, callback=lambda r: seen.append(r), **KW)
+    assert [r.t[-1] for r in seen] == [100, 200, 300, 400, 500]
+    assert all(r.pseudo_regret.shape[-1] == len(r.t) for r in seen)
+
+
+def test_non_finite_regret_raises():
+    with pytest.raises(FloatingPointError, match="pseudo-regret is (nan|inf) at t=1"):
+        simulate(env="gaussian", env_params={"means": [3e38, -3e38]}, policy="uniform", horizon=60, runs=2,
+                 progress=False)
+
+
+def test_sweep_one_compilation_and_common_random_numbers():
+    grid = {"policy.epsilon": [0.0, 0.1, 0.5], "env.means": [MEANS, [0.9, 0.1, 0.1, 0.1]]}
+    before = len(_ADVANCE_CACHE)
+    res = sweep(policy="epsilon-greedy", grid=grid, horizon=200, runs=3, seed=4, **KW)
+    new = list(_ADVANCE_CACHE.values())[before:]
+    assert len(new) == 1 and new[0][-1]._cache_size() == 1
+    assert res.axes == ("policy.epsilon", "env.means", "run", "t")
+    assert res.pseudo_regret.shape == (3, 2, 3, len(res.t))
+    point = simulate(policy="epsilon-greedy", policy_params={"epsilon": 0.5}, horizon=200, runs=3, seed=4,
+                     env="bernoulli", env_params={"means": [0.9, 0.1, 0.1, 0.1]}, progress=False)
+    _same(res.sel(**{"policy.epsilon": 0.5, "env.means": [0.9, 0.1, 0.1, 0.1]}), point)
+
+
+def test_sweep_joint_axis_and_errors():
+    res = sweep(policy="klucb", grid={("policy.c", "env.means"): [(0.0, MEANS), (3.0, [0.5, 0.5, 0.5, 0.6])]},
+                horizon=100, runs=2, **KW)
+    assert list(res.grid) == ["policy.c,env.means"] and res.pseudo_regret.shape[:2] == (2, 2)
+    with pytest.raises(ValueError, match="no field 'eps'"):
+        sweep(policy="epsilon-greedy", grid={"policy.eps": [0.1]}, horizon=10, runs=1, **KW)
+    with pytest.raises(ValueError, match=r"epsilon=.*\[0, 1\]"):
+        sweep(policy="epsilon-greedy", grid={"policy.epsilon": [0.1, 2.0]}, horizon=10, runs=1, **KW)
+    with pytest.raises(ValueError, match="shape"):
+        sweep(policy="ucb1", grid={"env.means": [[0.1, 0.2]]}, horizon=10, runs=1, **KW)
+
+
+def test_float64_runs_keep_float64():
+    with jax.enable_x64(True):
+        res = simulate(policy="gaussian-thompson", horizon=200, runs=2, **KW)
+    assert res.pseudo_regret.dtype == np.float64
+    assert np.all(np.isfinite(res.pseudo_regret))
+
+
+def test_block_constant_is_part_of_the_config():
+    res = simulate(policy="uniform", horizon=60, runs=1, **KW)
+    assert res.config["block"] == BLOCK and res.config["jax_version"] == jax.__version__
