@@ -1,66 +1,70 @@
-"""Exact, vectorised Gamma and Beta samplers with pre-drawable randomness.
+"""Exact, vectorised Beta and Gamma samplers with pre-drawable randomness.
 
-Thompson sampling for Beta–Bernoulli bandits needs one exact Beta(S+1, F+1)
-draw per arm per step, inside a ``lax.scan`` over time of a step function that
-is ``vmap``-ed over many runs.  ``jax.random.beta`` / ``jax.random.gamma`` run a
-per-element rejection ``while_loop``, which is slow on CPU.  This module
-instead decides acceptance for the whole batch at once and splits the work
-into
+Beta–Bernoulli Thompson sampling needs one exact Beta(S+1, F+1) draw per arm and
+step inside a ``lax.scan`` over time of a step ``vmap``-ed over runs (runs axis
+last).  ``jax.random.beta`` runs a per-element rejection ``while_loop`` and is
+~100x slower than a normal draw on CPU.  The work is split into
 
-* ``draw_gamma_noise`` / ``draw_beta_noise``: pre-draw the randomness of the
-  first ``attempts`` proposals (cheap to do for a block of steps at once), and
-* ``gamma`` / ``beta``: turn that noise into exact variates; the (rare)
-  entries whose pre-drawn proposals were all rejected are redrawn in a
-  ``lax.while_loop`` from fresh randomness derived from ``key``.
+* ``draw_beta_noise`` / ``draw_gamma_noise``: pre-draw the randomness of the
+  first ``attempts`` proposals (cheap in blocks of steps), and
+* ``beta`` / ``gamma``: turn it into exact variates; entries whose pre-drawn
+  proposals were all rejected get fresh proposals, derived from ``key``, in a
+  ``lax.while_loop`` until every entry is accepted (``fold_in(key, 0)`` draws
+  the noise when none is given).
 
-Algorithm (per Gamma variate, shape ``a``):
+Beta algorithm (per variate; a0 = min(a, b), b0 = max(a, b), alpha = a + b):
 
-1. **Small half-integer shapes, no rejection.**  If ``2a`` is an integer and
-   ``a <= 1.5 * attempts`` the variate is an exact sum of the pre-drawn noise:
-   with ``E_j ~ Exp(1) = Gamma(1)`` and ``X_j ~ N(0, 1)`` (so
-   ``X_j**2 / 2 ~ Gamma(1/2)``, the chi-square law), and Gamma additivity,
+* a0 == 1: inversion, Beta(1, b0) = 1 - U^(1/b0) and Beta(b0, 1) = U^(1/b0)
+  (no rejection; frequent in Thompson sampling, where S = 0 or F = 0).
+* otherwise Cheng (1978), "Generating beta variates with nonintegral shape
+  parameters", CACM 21(4):317-322, algorithm BA (BB without its squeezes;
+  with lambda = a0 for a0 <= 1 it is exact for all a, b > 0):
+  beta = 1/lambda, lambda = a0 if a0 <= 1 else sqrt((2 a0 b0 - alpha)/(alpha - 2)),
+  V = beta log(U1/(1 - U1)), W = a0 e^V; deliver W/(b0 + W) (b0/(b0 + W) if
+  a > b) iff alpha log(alpha/(b0 + W)) + (a0 + 1/beta) V - log 4 >= log(U1^2 U2).
+  The test is evaluated in the equal, cancellation-free form
+  log U2 <= -alpha c(V) - log(4 U1 (1 - U1)),  c(V) = log(1 - p + p e^V) - p V,
+  p = a0/alpha, with log1pmx/expm1mx series for |V| < 1/4 (the textbook form
+  loses ~eps sqrt(a0) |logit U1|, ~2e-5 in float32 at a0 = 1e4).
 
-       Gamma(a) = sum_{j < min(floor(a), m)} E_j + sum_{j < 2a - 2 min(floor(a), m)} X_j**2 / 2.
+Why Cheng, and why one pre-drawn attempt (measured; see
+benchmarks/bench_sampling.py): Cheng needs 2 uniforms per attempt and rejects
+8-16 % of them for Thompson-sampling shapes (12 % at a = b = 10, 11 % at
+a = b = 1e4, 15-20 % for (2, 10..1e4); 0 for a0 == 1).  Beta as a ratio of two
+Marsaglia–Tsang Gammas rejects only ~1 % per Beta, but needs 2 normals and 2
+exponentials per attempt, which cost more to draw and transform on CPU.  With
+~1e4 variates per step some are always rejected, so under vmap the fallback
+runs every step whatever the number of pre-drawn attempts m; it is made cheap
+instead: pending entries are compacted into a buffer (1/8 of the batch) and
+get 3 proposals per loop iteration from a counter-based Threefry keyed by each
+run's own key.  In situ (K = 10, 1000 runs, 1e4 steps) m = 1 was fastest
+(m = 2, 3 were 6-26 % slower over several runs), hence ``DEFAULT_ATTEMPTS = 1``.
 
-   This covers a = 1/2, 1, 3/2, ... and in particular Beta(S+1, F+1) with small
-   counts, where Marsaglia–Tsang rejects most often (4.8 % at a = 1).
-2. **Otherwise Marsaglia & Tsang (2000)**, "A simple method for generating
-   gamma variables", ACM TOMS 26(3):363–372.  For ``a >= 1`` let
-   ``d = a - 1/3``, ``c = 1/sqrt(9 d)``.  Propose ``x ~ N(0, 1)``,
-   ``v = (1 + c x)**3`` and accept ``d v`` iff ``v > 0`` and
-   ``log U < x**2/2 + d - d v + d log v`` (their eq. for the acceptance test).
-   With ``w = c x`` and ``d c**2 = 1/9`` the right-hand side equals
-   ``3 d h(w)``, ``h(w) = log1p(w) - w + w**2/2 - w**3/3 <= 0``; this form
-   avoids the catastrophic cancellation of ``1 - v + log v`` for large ``d``
-   (float32 error ~1e-7·sqrt(d)·|x| instead of ~1e-7·d).  We use ``-log U = E``
-   with ``E ~ Exp(1)``, so the test is ``E + 3 d h(w) > 0``.  The rejection
-   probability is 4.8e-2 at a=1, 1.8e-2 at a=2, 8.0e-3 at a=4, 2.9e-3 at a=10
-   and ~0.028/a for large a.  (The MT squeeze ``U < 1 - 0.0331 x**4`` only
-   saves a logarithm in scalar code; vectorised, both are evaluated anyway,
-   so it is omitted.)
-3. **Shapes a < 1** (not half-integers) use the boost of Stuart (1962) /
-   Marsaglia–Tsang (2000, Sec. 6): ``Gamma(a) = Gamma(a + 1) * U**(1/a)``, i.e.
-   ``log Gamma(a) = log Gamma(a + 1) - E/a``.  The last pre-drawn exponential is
-   reserved for ``E`` (so such entries have one pre-drawn MT attempt fewer).
+Gamma algorithm: Marsaglia & Tsang (2000), "A simple method for generating
+gamma variables", ACM TOMS 26(3):363-372: d = a - 1/3, c = 1/sqrt(9 d),
+x ~ N(0, 1), v = (1 + c x)^3; accept d v iff v > 0 and
+log U < x^2/2 + d - d v + d log v.  With w = c x and d c^2 = 1/9 the right side
+is 3 d h(w), h(w) = log1p(w) - w + w^2/2 - w^3/3 <= 0 (no cancellation), and
+E = -log U ~ Exp(1) is pre-drawn.  Shapes with 2a integer and a <= 1.5 m are
+exact sums of the pre-drawn noise (Gamma(1) = E, Gamma(1/2) = X^2/2), and
+a < 1 uses the boost Gamma(a) = Gamma(a + 1) U^(1/a) (Stuart 1962; MT 2000,
+sec. 6) with the last pre-drawn exponential as -log U.
 
-Beta variates use ``Beta(a, b) = G_a / (G_a + G_b)`` with independent
-``G_a ~ Gamma(a)``, ``G_b ~ Gamma(b)`` (e.g. Devroye 1986, "Non-Uniform Random
-Variate Generation", Thm. IX.4.1 / Ch. IX.4), each sampled as above.  Cheng's
-(1978) BB/BC Beta algorithms, "Generating beta variates with nonintegral shape
-parameters", CACM 21(4):317–322, need only two uniforms per attempt but reject
-11–16 % of proposals for the shapes met in Thompson sampling (measured), so
-they need many more pre-drawn attempts to make the batched fallback rare.
+Layout and XLA:CPU: under ``vmap`` JAX's batching rules for select, broadcast,
+squeeze and while-loop carries move the batch axis to the front (transposes
+that cost more than the sampler), XLA fused the sampler into a consumer argmax
+(3x slower) and fused unrolled attempts into one unvectorised kernel (up to
+7x slower).  So ``beta``/``gamma`` are ``custom_vmap`` functions whose batch
+rule runs one explicit implementation on arrays with a trailing batch axis
+(nested vmaps are merged into it), attempts and fallback proposals run in
+rolled loops, and the result leaves through a ``while_loop``.  Every batch
+element only uses its own key and noise, so vmapped results equal unbatched
+calls bit for bit.
 
-Why several pre-drawn attempts: under ``vmap`` a ``while_loop`` with a batched
-predicate runs its body for the *whole* batch as long as *any* element is
-still rejected.  With ~2·10^4 Gamma variates per step, an extra round is paid
-whenever any of them fails all pre-drawn attempts, so the per-variate failure
-probability ``p(a)**attempts`` must be tiny.  See ``DEFAULT_ATTEMPTS``.
-
-All results are exact up to floating-point rounding (the only deviations:
-Gamma results are clamped to ``>= finfo.tiny`` and Beta results to
-``[finfo.tiny, 1 - finfo.epsneg]``, which only moves values that have already
-under/overflowed the representable range).
+All results are exact up to floating-point rounding: uniforms live on the
+midpoint grid (k + 1/2) 2^-p (no log 0), Beta outputs are clamped to
+[tiny, 1 - epsneg] and Gamma outputs to >= tiny, which only moves values that
+are not representable anyway.  Not differentiable (custom_vmap).
 """
 
 from __future__ import annotations
@@ -74,9 +78,20 @@ from jax import lax
 
 Array = jax.Array
 
-DEFAULT_BETA_ATTEMPTS = 2
-DEFAULT_GAMMA_ATTEMPTS = 2
+DEFAULT_ATTEMPTS = 1  # Beta: pre-drawn Cheng proposals per variate (see module docstring)
+DEFAULT_GAMMA_ATTEMPTS = 2  # Gamma: pre-drawn Marsaglia–Tsang proposals per variate
 _LOG4 = math.log(4.0)
+
+
+class BetaNoise(NamedTuple):
+    """Pre-drawn randomness for ``beta``.
+
+    Attributes:
+      uniform: uniforms in (0, 1), shape ``shape + (2 * attempts,)``; trailing
+        entries 2i and 2i + 1 are (U1, U2) of Cheng's attempt i.
+    """
+
+    uniform: Array
 
 
 class GammaNoise(NamedTuple):
@@ -84,78 +99,184 @@ class GammaNoise(NamedTuple):
 
     Attributes:
       normal: N(0, 1) Marsaglia–Tsang proposals, shape ``shape + (attempts,)``.
-      exponential: Exp(1) variates ``E = -log U``, shape ``shape + (attempts,)``.
+      exponential: Exp(1) variates ``-log U``, shape ``shape + (attempts,)``.
     """
 
     normal: Array
     exponential: Array
 
 
-class BetaNoise(NamedTuple):
-    """Pre-drawn randomness for ``beta``.
-
-    Attributes:
-      uniform: uniforms in the open interval (0, 1), shape
-        ``shape + (2 * attempts,)``; entries ``2i`` and ``2i + 1`` of the trailing
-        axis are the (U1, U2) pair of Cheng's attempt i.
-    """
-
-    uniform: Array
-
-
+# --------------------------------------------------------------------- helpers
 def _default_float():
     return jax.dtypes.canonicalize_dtype(jnp.float64)
 
 
 def _float_dtype(*args):
-    """Result float dtype: float32 by default, float64 under x64."""
+    """Result dtype: float32 by default, float64 under x64 (or for float64 input)."""
     dt = jnp.result_type(*args, float)
     if not jnp.issubdtype(dt, jnp.floating):
         raise TypeError(f"shape parameters must be real, got {dt}")
     return dt
 
 
-def _take(x, i):
-    """x[..., i] without a squeeze.
-
-    Under ``vmap`` with the batch axis last, JAX's batching rules for
-    squeeze/reshape/broadcast_in_dim and for ``select_n`` with operands batched
-    differently move the batch axis to the front, i.e. insert transposes that
-    cost more than the sampler's arithmetic.  A size-1 slice summed away keeps
-    the batch axis where it is.
-    """
-    return jnp.sum(lax.slice_in_dim(x, i, i + 1, axis=-1), axis=-1)
+def _typed_key(key):
+    if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
+        return key
+    return jax.random.wrap_key_data(key)
 
 
 def _open_uniform(key, shape, dtype):
-    """Uniforms on the midpoint grid (k + 1/2) 2^-p, k = 0 .. 2^p - 1.
+    """Uniforms on the grid (k + 1/2) 2^-p, k = 0 .. 2^p - 1 (p = 23 or 52).
 
-    ``jax.random.uniform`` returns k 2^-p (p = 23 / 52 mantissa bits); adding
-    half a step is exact and gives a symmetric grid inside the open interval,
-    so log U, log(1 - U) and logit U are finite.
+    ``jax.random.uniform`` gives k 2^-p; adding half a step is exact and keeps
+    U and 1 - U on the same symmetric grid inside the open interval.
     """
     return jax.random.uniform(key, shape, dtype) + jnp.finfo(dtype).epsneg
 
 
-# ----------------------------------------------------------------------- Beta
+def _batched(core):
+    """Wraps ``core(keys, *arrays)`` -- keys of shape (B,), every array with a
+    trailing batch axis of size B -- as a ``custom_vmap`` function whose batch
+    rule moves the new batch axis to the end and merges it into B, so the core
+    always sees one explicit, contiguous batch axis."""
+
+    @jax.custom_batching.custom_vmap
+    def f(keys, *xs):
+        return core(keys, *xs)
+
+    @f.def_vmap
+    def rule(axis_size, in_batched, keys, *xs):
+        n = axis_size
+
+        def merge(x, batched):
+            if not batched:
+                x = jnp.broadcast_to(x, (n,) + x.shape)
+            x = jnp.moveaxis(x, 0, -1)  # (..., B, n)
+            return x.reshape(x.shape[:-2] + (x.shape[-2] * n,))
+
+        out = f(merge(keys, in_batched[0]), *(merge(x, bt) for x, bt in zip(xs, in_batched[1:])))
+        out = out.reshape(out.shape[:-1] + (out.shape[-1] // n, n))
+        return jnp.moveaxis(out, -1, 0), True
+
+    return f
+
+
+_THREEFRY_ROT = (13, 15, 26, 6, 17, 29, 16, 24)
+
+
+def _threefry2x32(k0, k1, x0, x1):
+    """Threefry-2x32 with 20 rounds (Salmon et al. 2011, "Parallel random
+    numbers: as easy as 1, 2, 3", SC'11), elementwise on uint32 arrays."""
+    ks = (k0, k1, k0 ^ k1 ^ jnp.uint32(0x1BD11BDA))
+    x0, x1 = x0 + ks[0], x1 + ks[1]
+    for s in range(5):
+        for r in _THREEFRY_ROT[4 * (s % 2): 4 * (s % 2) + 4]:
+            x0 = x0 + x1
+            x1 = (x1 << r) | (x1 >> (32 - r))
+            x1 = x1 ^ x0
+        x0 = x0 + ks[(s + 1) % 3]
+        x1 = x1 + ks[(s + 2) % 3] + jnp.uint32(s + 1)
+    return x0, x1
+
+
+def _key_words(keys):
+    """Two uint32 words per batch element, from a sub-key of its own key (so the
+    fallback stream never overlaps jax.random draws made from ``key`` itself)."""
+    kd = jax.random.key_data(jax.vmap(lambda k: jax.random.fold_in(k, 0x5EED))(keys))
+    kd = kd.reshape(kd.shape[:1] + (-1, 2))
+    k0, k1 = kd[:, 0, 0], kd[:, 0, 1]
+    for j in range(1, kd.shape[1]):  # fold in extra key words (e.g. rbg keys)
+        k0, k1 = k0 ^ kd[:, j, 0], k1 ^ kd[:, j, 1]
+    return k0, k1
+
+
+def _entry_uniforms(k0, k1, entry, rnd, dtype):
+    """Two independent open-grid uniforms per entry for fallback round ``rnd``:
+    Threefry keyed by the entry's batch element, counter (entry index, round).
+    A pure function of (key, entry, round), so compacting entries changes
+    nothing, and each batch element only uses its own key."""
+    rnd = jnp.broadcast_to(jnp.asarray(rnd, jnp.uint32), entry.shape)
+    if jnp.dtype(dtype).itemsize <= 4:
+        w0, w1 = _threefry2x32(k0, k1, entry, rnd)
+        to_u = lambda w: ((w >> 9).astype(dtype) + 0.5) * (2.0 ** -23)
+        return to_u(w0), to_u(w1)
+
+    def to_u(w):
+        hi, lo = w
+        bits = (hi.astype(jnp.uint64) << 20) | (lo.astype(jnp.uint64) >> 12)
+        return (bits.astype(dtype) + 0.5) * (2.0 ** -52)
+
+    return (to_u(_threefry2x32(k0, k1, 2 * entry, rnd)),
+            to_u(_threefry2x32(k0, k1, 2 * entry + 1, rnd)))
+
+
+_ROUNDS_PER_ITER = 3  # fallback proposals per pending entry per loop iteration
+
+
+def _resolve(keys, x, params, attempt):
+    """Replaces the NaN ("pending") entries of ``x`` (shape S + (B,)) with
+    accepted proposals ``attempt(u1, u2, *params_entry) -> (accepted, value)``
+    drawn from fresh randomness.
+
+    Each loop iteration compacts up to ``cap`` (an eighth of the batch) pending
+    entries into a buffer and tries ``_ROUNDS_PER_ITER`` proposals for each at
+    once, so a step typically needs one iteration over a small buffer instead
+    of several full-batch rounds (XLA:CPU loop iterations are expensive).
+    Proposal r of iteration i of an entry uses round counter i * R + r, i.e.
+    _entry_uniforms(its key, its index within S, counter): a pure function of
+    (key, entry, counter), so the compaction does not change the result.
+    """
+    shape, dtype = x.shape, x.dtype
+    nb = shape[-1]
+    total = math.prod(shape)
+    cap = min(total, max(128, -(-total // 8)))
+    k0, k1 = _key_words(keys)
+    flat_params = [p.reshape(-1) for p in params]
+    flat_iota = lax.broadcasted_iota(jnp.uint32, (total,), 0)
+
+    def body(state):
+        it, xf = state
+        idx = jnp.nonzero(jnp.isnan(xf), size=cap, fill_value=total)[0]
+        take = lambda v: jnp.take(v, idx, mode="clip")
+        ps = [take(p) for p in flat_params]
+        run = take(flat_iota % nb)
+        entry = take(flat_iota // nb)
+        kk0, kk1 = jnp.take(k0, run), jnp.take(k1, run)
+
+        def one(r, xs):  # rolled: unrolled proposals fuse into one unvectorised kernel
+            u1, u2 = _entry_uniforms(kk0, kk1, entry, it * _ROUNDS_PER_ITER + r, dtype)
+            acc, v = attempt(u1, u2, *ps)
+            return jnp.where(jnp.isnan(xs) & acc, v, xs)  # keep the first accepted
+
+        xs = lax.fori_loop(0, _ROUNDS_PER_ITER, one, jnp.full((cap,), jnp.nan, dtype))
+        return it + 1, xf.at[idx].set(xs, mode="drop")  # padding indices are dropped
+
+    _, xf = lax.while_loop(
+        lambda st: jnp.any(jnp.isnan(st[1])), body, (jnp.asarray(0, jnp.uint32), x.reshape(-1))
+    )
+    return xf.reshape(shape)
+
+
+def _attempt_slice(x, i, axis):
+    """x[..., i, :] along ``axis`` for a traced attempt index (no squeeze)."""
+    return jnp.sum(lax.dynamic_slice_in_dim(x, i, 1, axis=axis), axis=axis)
+
+
+# ------------------------------------------------------------------------ Beta
 def draw_beta_noise(
-    key: Array,
-    shape: Sequence[int],
-    dtype=None,
-    attempts: int = DEFAULT_BETA_ATTEMPTS,
+    key: Array, shape: Sequence[int], dtype=None, attempts: int = DEFAULT_ATTEMPTS
 ) -> BetaNoise:
-    """Pre-draws the uniforms that ``beta`` uses for its first attempts.
+    """Pre-draws the uniforms for the first ``attempts`` proposals of ``beta``.
 
     Args:
       key: PRNG key.
-      shape: leading shape of the leaf, equal to the shape of the Beta variates
-        to be produced (e.g. ``(steps, K)`` for a block of steps; slice the leaf
-        along axis 0 to get one step's noise).
-      dtype: float dtype (default: float32, or float64 under x64).
-      attempts: number of pre-drawn Cheng proposals per variate.
+      shape: leading shape of the leaf = shape of the Beta variates to produce
+        (e.g. ``(steps, K)`` for a block of steps; slice axis 0 per step).
+      dtype: float dtype (default float32, or float64 under x64).
+      attempts: pre-drawn Cheng proposals per variate.
 
     Returns:
-      ``BetaNoise`` whose leaf has shape ``tuple(shape) + (2 * attempts,)``.
+      ``BetaNoise`` with one leaf of shape ``tuple(shape) + (2 * attempts,)``.
     """
     if attempts < 1:
         raise ValueError("attempts must be >= 1")
@@ -167,49 +288,40 @@ class _BetaConsts(NamedTuple):
     a0: Array  # min(a, b)
     b0: Array  # max(a, b)
     alpha: Array  # a + b
-    p: Array  # a0 / alpha <= 1/2
+    p: Array  # a0 / alpha  (<= 1/2)
     q: Array  # b0 / alpha
     log_p: Array
     q_over_p: Array  # b0 / a0
     beta: Array  # Cheng's beta = 1 / lambda
-    closed: Array  # a0 == 1: closed form, no rejection
-    swap: Array  # a > b: deliver 1 - Beta(a0, b0)
+    closed: Array  # a0 == 1: inversion, no rejection
+    swap: Array  # a > b: deliver 1 - Beta(a0, b0) = Beta(b0, a0)
 
 
 def _beta_consts(a, b) -> _BetaConsts:
     a0 = jnp.minimum(a, b)
     b0 = jnp.maximum(a, b)
     alpha = a0 + b0
-    # Cheng (1978): lambda = a0 if a0 <= 1 else sqrt((2 a0 b0 - alpha) / (alpha - 2)).
-    # (unused branch arguments are kept positive; `where` operands all depend on
-    # a, b so vmap keeps the batch axis in place.)
-    big = a0 > 1
-    beta = jnp.where(
-        big,
-        jnp.sqrt(jnp.where(big, alpha - 2, a0) / jnp.where(big, 2 * a0 * b0 - alpha, a0)),
-        1 / a0,
-    )
+    big = a0 > 1  # Cheng: lambda = a0 if a0 <= 1 else sqrt((2 a0 b0 - alpha)/(alpha - 2))
+    ratio = jnp.where(big, alpha - 2, a0) / jnp.where(big, 2 * a0 * b0 - alpha, a0)
+    beta = jnp.where(big, jnp.sqrt(ratio), 1 / a0)
     return _BetaConsts(
-        a0, b0, alpha, a0 / alpha, b0 / alpha, jnp.log(a0 / alpha), b0 / a0, beta,
-        a0 == 1, a > b,
+        a0, b0, alpha, a0 / alpha, b0 / alpha, jnp.log(a0 / alpha), b0 / a0, beta, a0 == 1, a > b
     )
 
 
-def _expm1mx_series(v):
-    """sum_{n>=2} v^n / n! = expm1(v) - v, for |v| <= 1/2 (relative error < eps)."""
-    n_max = 9 if v.dtype.itemsize <= 4 else 15
-    # (Python-scalar coefficients only: an unbatched array operand would make
-    # vmap move the batch axis.)
+def _expm1mx(v):
+    """expm1(v) - v = sum_{n>=2} v^n/n! for |v| <= 1/4 (relative error < eps)."""
+    n_max = 8 if v.dtype.itemsize <= 4 else 13
     s = v * (1 / math.factorial(n_max)) + 1 / math.factorial(n_max - 1)
     for n in range(n_max - 2, 1, -1):
         s = s * v + 1 / math.factorial(n)
     return s * v * v
 
 
-def _log1pmx_series(t):
-    """log1p(t) - t for |t| <= 0.33, via log1p(t) = 2 atanh(s), s = t / (2 + t):
-    log1p(t) - t = -t s + 2 s^3 (1/3 + s^2/5 + s^4/7 + ...)  (|s| <= 0.14)."""
-    k_max = 5 if t.dtype.itemsize <= 4 else 10
+def _log1pmx(t):
+    """log1p(t) - t for |t| <= 0.15 via log1p(t) = 2 atanh(s), s = t/(2 + t):
+    log1p(t) - t = -t s + 2 s^3 (1/3 + s^2/5 + s^4/7 + ...), |s| <= 0.07."""
+    k_max = 4 if t.dtype.itemsize <= 4 else 8
     s = t / (2 + t)
     s2 = s * s
     acc = s2 * (1 / (2 * k_max + 3)) + 1 / (2 * k_max + 1)
@@ -219,97 +331,186 @@ def _log1pmx_series(t):
 
 
 def _cheng_attempt(u1, u2, C: _BetaConsts):
-    """One proposal of Cheng's (1978) algorithm BA (= BB without its squeezes).
-
-    Returns (accepted, X).  See ``beta`` for the equations.
-    """
-    dtype = u1.dtype
-    v_big = 60.0 if dtype.itemsize <= 4 else 600.0  # e^V would overflow beyond ~88 / ~709
+    """One proposal: closed form (a0 == 1) or Cheng's BA.  Returns (accepted, X)."""
+    v_big = 60.0 if u1.dtype.itemsize <= 4 else 600.0  # beyond, e^V overflows
     l1 = jnp.log(u1)
     l1c = jnp.log1p(-u1)
-    # Proposal V = beta logit(U1) (Cheng eq. for the log-logistic variate);
-    # closed form (a0 == 1): y = log(U1) / b0 <= 0, Beta(1, b0) = 1 - e^y.
+    # closed form: y = log(U1)/b0 <= 0, Beta(1, b0) = -expm1(y), Beta(b0, 1) = e^y
     v = jnp.where(C.closed, l1 / C.b0, C.beta * (l1 - l1c))
     av = jnp.abs(v)
-    r = jnp.exp(-av)  # e^{-|V|}, never overflows
+    r = jnp.exp(-av)  # e^{-|V|}: never overflows
     pos = v > 0
-    small = av < 0.5
-    em1_small = v + _expm1mx_series(v)  # expm1(V), accurate for |V| < 1/2
-    em1 = jnp.where(small, em1_small, jnp.where(pos, (1 - r) / r, r - 1))
+    small = av < 0.25
+    emx = _expm1mx(v)  # used where |V| < 1/4
+    em1 = jnp.where(small, v + emx, jnp.where(pos, (1 - r) / r, r - 1))  # expm1(V)
 
-    # Delivered variate: lo ~ Beta(a0, b0), hi = 1 - lo, both without cancellation.
-    # Cheng: W = a0 e^V, lo = W / (b0 + W); divide through by e^{max(V, 0)}.
+    # X = W/(b0 + W) (or b0/(b0 + W) if swapped), divided through by e^{max(V,0)}
     wa = jnp.where(pos, C.a0, C.a0 * r)
     wb = jnp.where(pos, C.b0 * r, C.b0)
-    lo = jnp.where(C.closed, -em1, wa / (wa + wb))
-    hi = jnp.where(C.closed, r, wb / (wa + wb))
-    x = jnp.where(C.swap, hi, lo)
+    x = jnp.where(C.swap, wb, wa) / (wa + wb)
+    x = jnp.where(C.closed, jnp.where(C.swap, r, -em1), x)
 
-    # Acceptance: log U2 <= -alpha c(V) - log(4 U1 (1 - U1)), with
-    # c(V) = log(q + p e^V) - p V >= 0  (Cheng's R + alpha log(alpha/(b0+W)) - log(U1^2)).
-    # |V| < 1/2:   c = log1pmx(p expm1 V) + p expm1mx(V)   (no cancellation)
-    # otherwise:   c = log1p(p expm1 V) - p V,  or for V >= v_big (e^V overflows)
-    #              c = log1p((q/p) e^{-V}) + q V + log p.
+    # acceptance: log U2 <= -alpha c(V) - log(4 U1 (1 - U1))
+    t = C.p * em1
     huge = v >= v_big
-    c_small = _log1pmx_series(C.p * em1_small) + C.p * _expm1mx_series(v)
-    c_big = jnp.log1p(jnp.where(huge, C.q_over_p * r, C.p * em1)) + jnp.where(
+    c_small = _log1pmx(t) + C.p * emx
+    c_big = jnp.log1p(jnp.where(huge, C.q_over_p * r, t)) + jnp.where(
         huge, C.q * v + C.log_p, -C.p * v
     )
     c = jnp.where(small, c_small, c_big)
-    h = -C.alpha * c - (l1 + l1c) - _LOG4
-    acc = C.closed | (jnp.log(u2) <= h)
+    acc = C.closed | (jnp.log(u2) <= -C.alpha * c - (l1 + l1c) - _LOG4)
     return acc, x
 
 
-def _beta_fallback(key, C: _BetaConsts, x, done):
-    """Fresh Cheng proposals from fold_in(key, i), i = 1, 2, ..., for entries not
-    yet accepted.  Under vmap the predicate is batched, so the body runs for the
-    whole batch while any entry anywhere is pending."""
+def _beta_core(keys, a, b, u):
+    """a, b: S + (B,); u: S + (2m, B); keys: (B,).  Explicit batch axis last."""
+    dtype = a.dtype
+    m = u.shape[-2] // 2
+    C = _beta_consts(a, b)
 
-    def cond(state):
-        return ~jnp.all(state[2])
+    # Pre-drawn attempts in a rolled loop (unrolled, XLA:CPU fuses them into one
+    # unvectorised kernel).  NaN marks "not yet accepted".
+    def attempt(i, x):
+        acc, xi = _cheng_attempt(
+            _attempt_slice(u, 2 * i, -2), _attempt_slice(u, 2 * i + 1, -2), C
+        )
+        return jnp.where(jnp.isnan(x) & acc, xi, x)
 
-    def body(state):
-        i, x, done = state
-        u = _open_uniform(jax.random.fold_in(key, i), x.shape + (2,), x.dtype)
-        acc, xi = _cheng_attempt(_take(u, 0), _take(u, 1), C)
-        take = acc & ~done
-        return i + 1, jnp.where(take, xi, x), done | take
+    x = lax.fori_loop(0, m, attempt, jnp.full(a.shape, jnp.nan, dtype))
 
-    _, x, _ = lax.while_loop(cond, body, (jnp.asarray(1, jnp.uint32), x, done))
-    return x
+    # Fallback: fresh proposals (derived from each element's key) until done.
+    x = _resolve(keys, x, (a, b), lambda u1, u2, a, b: _cheng_attempt(u1, u2, _beta_consts(a, b)))
+    fi = jnp.finfo(dtype)
+    return jnp.clip(x, fi.tiny, 1 - fi.epsneg)
+
+
+_beta_batched = _batched(_beta_core)
 
 
 def beta(key: Array, a, b, noise: BetaNoise | None = None) -> Array:
-    """Exact Beta(a, b) variates, vectorised.
+    """Exact Beta(a, b) variates (see the module docstring for the algorithm).
 
     Args:
       key: PRNG key for the fallback rounds (and for everything when ``noise``
         is None).  Must be independent of ``noise``.
       a, b: shapes, > 0; broadcast to the leading shape of ``noise``.
       noise: output of ``draw_beta_noise`` (leading shape = output shape), or
-        None to draw it from ``fold_in(key, 0)``.
+        None to draw it from ``fold_in(key, 0)`` with ``DEFAULT_ATTEMPTS``.
 
     Returns:
-      Beta(a, b) variates in (0, 1); float32 by default, float64 for float64
-      shapes or under x64 for Python / integer shapes.
+      Beta(a, b) variates in (0, 1) of the noise's leading shape; float32 by
+      default, float64 for float64 shapes or under x64.
     """
     dtype = _float_dtype(a, b)
     compute = jnp.promote_types(dtype, jnp.float32)
+    key = _typed_key(key)
     if noise is None:
         lead = jnp.broadcast_shapes(jnp.shape(a), jnp.shape(b))
-        noise = draw_beta_noise(jax.random.fold_in(key, 0), lead, compute, DEFAULT_BETA_ATTEMPTS)
+        noise = draw_beta_noise(jax.random.fold_in(key, 0), lead, compute)
     u = noise.uniform.astype(compute)
     lead = u.shape[:-1]
     a = jnp.broadcast_to(jnp.asarray(a, compute), lead)
     b = jnp.broadcast_to(jnp.asarray(b, compute), lead)
-    C = _beta_consts(a, b)
-    m = u.shape[-1] // 2
-    x = done = None
-    for i in reversed(range(m)):  # backwards, so the first accepted attempt wins
-        acc, xi = _cheng_attempt(_take(u, 2 * i), _take(u, 2 * i + 1), C)
-        x = xi if x is None else jnp.where(acc, xi, x)
-        done = acc if done is None else done | acc
-    x = _beta_fallback(key, C, x, done)
-    fi = jnp.finfo(compute)
-    return jnp.clip(x, fi.tiny, 1 - fi.epsneg).astype(dtype)
+    out = _beta_batched(key[None], a[..., None], b[..., None], u[..., None])
+    return out[..., 0].astype(dtype)
+
+
+# ----------------------------------------------------------------------- Gamma
+def draw_gamma_noise(
+    key: Array, shape: Sequence[int], dtype=None, attempts: int = DEFAULT_GAMMA_ATTEMPTS
+) -> GammaNoise:
+    """Pre-draws normals and exponentials for the first ``attempts`` proposals.
+
+    Args:
+      key: PRNG key.
+      shape: leading shape of the leaves = shape of the Gamma variates.
+      dtype: float dtype (default float32, or float64 under x64).
+      attempts: pre-drawn Marsaglia–Tsang proposals per variate.
+
+    Returns:
+      ``GammaNoise`` with leaves of shape ``tuple(shape) + (attempts,)``.
+    """
+    if attempts < 1:
+        raise ValueError("attempts must be >= 1")
+    dtype = _default_float() if dtype is None else dtype
+    kx, ke = jax.random.split(key)
+    shape = tuple(shape) + (attempts,)
+    return GammaNoise(
+        jax.random.normal(kx, shape, dtype),
+        -jnp.log(_open_uniform(ke, shape, dtype)),  # Exp(1), never 0 or inf
+    )
+
+
+def _mt_attempt(x, e, d, c):
+    """Marsaglia–Tsang proposal: (accepted, d (1 + c x)^3)."""
+    w = c * x
+    ok = w > -1
+    w = jnp.where(ok, w, 0)
+    h = jnp.log1p(w) - w * (1 - w * (0.5 - w / 3))
+    one = 1 + w
+    return ok & (e + 3 * d * h > 0), d * (one * one * one)
+
+
+def _gamma_core(keys, a, xs, es):
+    """a: S + (B,); xs, es: S + (m, B); keys: (B,)."""
+    dtype = a.dtype
+    m = xs.shape[-2]
+    # exact sums for 2a integer, a <= 1.5 m: sum_{i<n_exp} E_i + sum_{i<n_sq} X_i^2/2
+    two_a = 2 * a
+    exact = (two_a == jnp.round(two_a)) & (a <= 1.5 * m)
+    n_exp = jnp.minimum(jnp.floor(a), m)
+    n_sq = two_a - 2 * n_exp
+    g = jnp.zeros_like(a)
+    for i in range(m):
+        xi, ei = xs[..., i, :], es[..., i, :]
+        g = g + jnp.where(i < n_exp, ei, 0) + jnp.where(i < n_sq, 0.5 * xi * xi, 0)
+    # a < 1 (not exact): Gamma(a) = Gamma(a + 1) exp(-E/a), E = last exponential
+    boost = (a < 1) & ~exact
+    log_boost = jnp.where(boost, -es[..., m - 1, :] / a, 0)
+    d = jnp.where(a < 1, a + 1, a) - 1 / 3
+    c = lax.rsqrt(9 * d)
+    g = jnp.where(exact, g, jnp.nan)  # NaN marks "not yet accepted"
+
+    def attempt(i, g):
+        acc, v = _mt_attempt(_attempt_slice(xs, i, -2), _attempt_slice(es, i, -2), d, c)
+        acc = acc & ~(boost & (i == m - 1))  # the boost owns the last exponential
+        return jnp.where(jnp.isnan(g) & acc, v, g)
+
+    g = lax.fori_loop(0, m, attempt, g)
+
+    def fresh_attempt(u1, u2, d, c):
+        x = jnp.sqrt(jnp.asarray(2, u1.dtype)) * lax.erf_inv(2 * u1 - 1)  # N(0, 1) by inversion
+        return _mt_attempt(x, -jnp.log(u2), d, c)
+
+    g = _resolve(keys, g, (d, c), fresh_attempt)
+    return jnp.maximum(g * jnp.exp(log_boost), jnp.finfo(dtype).tiny)
+
+
+_gamma_batched = _batched(_gamma_core)
+
+
+def gamma(key: Array, a, noise: GammaNoise | None = None) -> Array:
+    """Exact standard Gamma(a, 1) variates (Marsaglia & Tsang 2000; see module).
+
+    Args:
+      key: PRNG key for the fallback rounds (and for everything when ``noise``
+        is None).  Must be independent of ``noise``.
+      a: shapes, > 0; broadcast to the leading shape of ``noise``.
+      noise: output of ``draw_gamma_noise``, or None to draw it from
+        ``fold_in(key, 0)`` with ``DEFAULT_GAMMA_ATTEMPTS``.
+
+    Returns:
+      Gamma(a) variates (> 0) of the noise's leading shape; float32 by default,
+      float64 for float64 ``a`` or under x64.
+    """
+    dtype = _float_dtype(a)
+    compute = jnp.promote_types(dtype, jnp.float32)
+    key = _typed_key(key)
+    if noise is None:
+        noise = draw_gamma_noise(jax.random.fold_in(key, 0), jnp.shape(a), compute)
+    xs = noise.normal.astype(compute)
+    es = noise.exponential.astype(compute)
+    lead = xs.shape[:-1]
+    a = jnp.broadcast_to(jnp.asarray(a, compute), lead)
+    out = _gamma_batched(key[None], a[..., None], xs[..., None], es[..., None])
+    return out[..., 0].astype(dtype)
