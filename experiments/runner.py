@@ -70,8 +70,12 @@ def write_summary(results: dict, path: str) -> None:
 
 
 def _cell(v):
-    return " ".join(f"{x:g}" for x in np.ravel(v)) if np.ndim(v) else f"{float(v):g}" if np.ndim(v) == 0 and \
-        isinstance(v, (int, float, np.number)) else str(v)
+    """A CSV cell: numbers with %g, per-arm lists space-separated, anything else as text."""
+    if np.ndim(v):
+        return " ".join(f"{x:g}" for x in np.ravel(v))
+    if isinstance(v, (int, float, np.number)):
+        return f"{float(v):g}"
+    return str(v)
 
 
 def _request(kwargs) -> str:

@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbandit import checks
-from jaxbandit.policies.common import argmax_random_tie
+from jaxbandit.policies.common import argmax_random_tie, uniform_draw
 from jaxbandit.policies.ucb import MeanState, _init, _means, _update
 from jaxbandit.types import EmptyParams, Policy, no_validate
 
@@ -49,7 +49,7 @@ def uniform(num_arms: int) -> Policy:
     def select(rng, state, params):
         return _uniform_arm(rng.noise, num_arms)
 
-    return Policy("uniform", num_arms, lambda params: (), lambda key, steps, params: jax.random.uniform(key, (steps,)),
-                  select, lambda rng, state, arm, obs, params: state, no_validate, EmptyParams())
+    return Policy("uniform", num_arms, lambda params: (), uniform_draw, select,
+                  lambda rng, state, arm, obs, params: state, no_validate, EmptyParams())
 
 
