@@ -3,7 +3,8 @@
 Layout and randomness (the choices that make it fast, see DESIGN.md):
   * Every leaf of the batched state has the batch axis (grid points × runs) LAST, e.g. counts are (K, N).
   * Randomness is drawn once per block of ``BLOCK`` steps per run, from ``fold_in(run_key, block)`` split into
-    env / policy / privatizer keys. A run's draws depend only on its key and the block index, so a chunked run
+    env / policy / privatizer keys. Run keys are `jaxbandit.prng` keys: JAX's Threefry with the hash unrolled
+    (the same bits as ``jax.random`` in non-partitionable mode on every backend, faster on CPU). A run's draws depend only on its key and the block index, so a chunked run
     equals one long run bit for bit, a run equals itself simulated alone, a run of horizon T is the prefix of a
     longer one, and every grid point sees the same reward randomness (common random numbers).
   * Pseudo-regret is recorded as gaps · (int32 pull counts), never a running float sum; realized regret is a
@@ -24,14 +25,23 @@ BLOCK = 50  # steps per randomness block; part of the random stream's definition
 UNROLL = 5  # inner-scan unroll: on the 2-core CPU, unroll=1 is 3-4x slower than 2..10 (benchmarks/RESULTS.md)
 
 
-def rng_mode():
-    """The PRNG configuration every engine computation runs under.
+@functools.lru_cache(maxsize=None)
+def compiler_options() -> dict:
+    """XLA options of the engine's compilation (empty where they do not apply).
 
-    Non-partitionable threefry generates per-run blocks about 3x faster on CPU than the partitionable default
-    of JAX >= 0.5 (benchmarks/RESULTS.md) and gives the same streams on every backend. Scoped to the engine
-    (a context manager, part of the jit cache key) so the user's global configuration is left alone.
+    On CPU, XLA (jaxlib 0.10) hands small add-reductions to the YNNPACK library. The engine's step has a few
+    per step over K × runs elements, and the library-call overhead made the step about 2x slower
+    (benchmarks/RESULTS.md). So library fusions are turned off for the engine's jit only, where this XLA
+    knows the option (checked once by compiling a trivial function).
     """
-    return jax.threefry_partitionable(False)
+    if jax.default_backend() != "cpu":
+        return {}
+    options = {"xla_cpu_experimental_ynn_fusion_type": ""}
+    try:
+        jax.jit(lambda x: x.sum(0), compiler_options=options).lower(jnp.ones((2, 2))).compile()
+    except Exception:  # an XLA without the option: keep its defaults
+        return {}
+    return options
 
 
 class SimParams(NamedTuple):
@@ -156,5 +166,5 @@ def _build_advance(env, policy, privatizer, num_blocks, steps, slots, unroll):
         state, _ = jax.lax.scan(body, state, state.block + jnp.arange(num_blocks))
         return state
 
-    return jax.jit(advance, donate_argnums=0)
+    return jax.jit(advance, donate_argnums=0, compiler_options=compiler_options())
 

@@ -17,8 +17,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbandit import checks, envs, policies, privatizers
-from jaxbandit.engine import BLOCK, UNROLL, EngineState, SimParams, init_state, make_advance, record_slots, rng_mode
+from jaxbandit import checks, envs, policies, privatizers, prng
+from jaxbandit.engine import BLOCK, UNROLL, EngineState, SimParams, init_state, make_advance, record_slots
 from jaxbandit.results import Results, config_fingerprint, environment_info
 
 DEFAULT_CHUNK_WORK = 2e8  # agent-steps per chunk when streaming (a few seconds on a 2-core CPU)
@@ -57,7 +57,8 @@ def sweep(env: str, policy: str, *, privatizer: str = "identity", env_params: Ma
         (dotted fields of the params NamedTuples) and values a list; a tuple of paths with a list of tuples
         sweeps them jointly (one axis), e.g. ``{("policy.b", "policy.c"): [(0, 1.0), (9, 10.0)]}``.
       horizon: T, steps per run. runs: independent runs per grid point. seed: root of every random draw.
-        Run r uses the key ``fold_in(key(seed), r)`` at every grid point (common random numbers).
+        Run r uses the key ``fold_in(jaxbandit.prng.key(seed), r)`` at every grid point (common random
+        numbers); its draws equal those of ``jax.random.key(seed)`` with non-partitionable Threefry.
       record: number of record times (half log-spaced, half even) or an explicit increasing array in [1, T].
       chunk_steps: steps per streamed chunk (rounded to blocks of 50); default: about 2e8 agent-steps.
       progress: show a progress bar (default: when there is more than one chunk).
@@ -98,9 +99,8 @@ def sweep(env: str, policy: str, *, privatizer: str = "identity", env_params: Ma
         **environment_info(),
     }
     params = _stack(points, runs)
-    with rng_mode():
-        root = jax.random.key(seed)
-        run_keys = jnp.tile(jax.vmap(jax.random.fold_in, in_axes=(None, 0))(root, jnp.arange(runs)), len(points))
+    root = prng.key(seed)
+    run_keys = jnp.tile(jax.vmap(jax.random.fold_in, in_axes=(None, 0))(root, jnp.arange(runs)), len(points))
 
     grid_shape = tuple(len(values) for _, values in axes)
 
@@ -150,8 +150,7 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
     if tail:
         plan.append((1, tail))
 
-    with rng_mode():
-        state = init_state(policy, params, num, env.num_arms, len(times), slots)
+    state = init_state(policy, params, num, env.num_arms, len(times), slots)
     done_chunks, elapsed = 0, 0.0
     if checkpoint and os.path.exists(checkpoint):
         state, done_chunks, elapsed = _load_checkpoint(checkpoint, state, fingerprint)
@@ -162,8 +161,7 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
             continue
         before = int(state.ptr)
         t0 = time.perf_counter()
-        with rng_mode():
-            state = make_advance(env, policy, privatizer, blocks, steps, slots, unroll)(state, run_keys, params, rec)
+        state = make_advance(env, policy, privatizer, blocks, steps, slots, unroll)(state, run_keys, params, rec)
         after = int(state.ptr)
         new_pseudo = np.asarray(state.pseudo[before:after])
         new_real = np.asarray(state.realized[before:after])

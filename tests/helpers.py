@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 from scipy import stats
 
-from jaxbandit.engine import rng_mode
+from jaxbandit import prng
 from jaxbandit.types import StepRandom
 
 ALPHA = 1e-6                                   # false-alarm rate of every statistical assertion
@@ -20,16 +20,15 @@ def ks_threshold(n):
 
 def sample_env(env, params, arm, n, seed=0):
     """n rewards of ``arm`` drawn exactly as the engine draws them (block noise + per-step keys)."""
-    with rng_mode():
-        key = jax.random.key(seed)
-        noise = env.draw(key, n, params)
+    key = prng.key(seed)
+    noise = env.draw(key, n, params)
 
-        @jax.jit
-        def go(noise):
-            keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(key, jnp.arange(n))
-            return jax.vmap(lambda k, nz: env.sample(StepRandom(k, nz), jnp.int32(arm), params))(keys, noise)
+    @jax.jit
+    def go(noise):
+        keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(key, jnp.arange(n))
+        return jax.vmap(lambda k, nz: env.sample(StepRandom(k, nz), jnp.int32(arm), params))(keys, noise)
 
-        return np.asarray(go(noise), dtype=np.float64)
+    return np.asarray(go(noise), dtype=np.float64)
 
 
 def assert_mean(x, mean, var=None, what=""):

@@ -5,8 +5,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxbandit import envs, policies, privatizers, run_engine, simulate, sweep
-from jaxbandit.engine import _ADVANCE_CACHE, BLOCK, SimParams, rng_mode
+from jaxbandit import envs, policies, privatizers, prng, run_engine, simulate, sweep
+from jaxbandit.engine import _ADVANCE_CACHE, BLOCK, SimParams
 from jaxbandit.simulate import _stack
 
 MEANS = [0.2, 0.5, 0.45, 0.7]
@@ -25,8 +25,7 @@ def test_vmapped_equals_looped(name):
     pol, pp = policies.make(name, 4)
     priv, qp = privatizers.make("identity")
     times = np.array([1, 7, 50, 120, 333])
-    with rng_mode():
-        keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(jax.random.key(11), jnp.arange(3))
+    keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(prng.key(11), jnp.arange(3))
     together = run_engine(env, pol, priv, _stack([SimParams(ep, pp, qp)], 3), keys, 333, times, progress=False)
     for r in range(3):
         alone = run_engine(env, pol, priv, _stack([SimParams(ep, pp, qp)], 1), keys[r:r + 1], 333, times,

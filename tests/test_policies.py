@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from jaxbandit import policies, simulate, sweep
-from jaxbandit.engine import _ADVANCE_CACHE, rng_mode
+from jaxbandit import policies, prng, simulate, sweep
+from jaxbandit.engine import _ADVANCE_CACHE
 from jaxbandit.policies.common import argmax_random_tie
 from jaxbandit.policies.ucb import bernoulli_kl, klucb_index
 from jaxbandit.types import StepRandom
@@ -18,10 +18,9 @@ NAMES = policies.names()
 
 
 def _rng(policy, params, seed=0, i=0):
-    with rng_mode():
-        key = jax.random.key(seed)
-        noise = policy.draw(key, 3, params)
-        return StepRandom(jax.random.fold_in(key, i), jax.tree.map(lambda x: x[i], noise))
+    key = prng.key(seed)
+    noise = policy.draw(key, 3, params)
+    return StepRandom(jax.random.fold_in(key, i), jax.tree.map(lambda x: x[i], noise))
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -94,10 +93,9 @@ def test_thompson_select_probability_matches_beta_posterior():
     state = policy.init(params)._replace(successes=jnp.array([2, 1]), failures=jnp.array([1, 2]))
     exact = integrate.quad(lambda x: stats.beta(3, 2).pdf(x) * stats.beta(2, 3).cdf(x), 0, 1)[0]
     n = 40_000
-    with rng_mode():
-        keys = jax.random.split(jax.random.key(3), n)
-        arms = jax.jit(jax.vmap(lambda k: policy.select(StepRandom(k, jax.tree.map(
-            lambda x: x[0], policy.draw(k, 1, params))), state, params)))(keys)
+    keys = jax.random.split(prng.key(3), n)
+    arms = jax.jit(jax.vmap(lambda k: policy.select(StepRandom(k, jax.tree.map(
+        lambda x: x[0], policy.draw(k, 1, params))), state, params)))(keys)
     frac = float(np.mean(np.asarray(arms) == 0))
     assert abs(frac - exact) < Z * np.sqrt(exact * (1 - exact) / n)
 

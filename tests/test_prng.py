@@ -1,0 +1,83 @@
+"""jaxbandit.prng: the unrolled Threefry implementation equals jax.random's Threefry bit for bit."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxbandit import prng
+
+
+def test_hash_known_answers():
+    """Threefry-2x32-20 known-answer vectors of Random123 (Salmon et al. 2011, kat_vectors)."""
+    u = lambda *x: [jnp.uint32(v) for v in x]
+    cases = [((0, 0, 0, 0), (0x6B200159, 0x99BA4EFE)),
+             ((0xFFFFFFFF,) * 4, (0x1CB996FC, 0xBB002BE7)),
+             ((0x13198A2E, 0x03707344, 0x243F6A88, 0x85A308D3), (0xC4923A9C, 0x483DF7A0))]
+    for (k1, k2, x1, x2), want in cases:
+        got = prng.hash_2x32(*u(k1, k2, x1, x2))
+        assert [int(g) for g in got] == list(want)
+
+
+DRAWS = {
+    "key_data": lambda k: jax.random.key_data(k),
+    "split": lambda k: jax.random.key_data(jax.random.split(k, 5)),
+    "split_2d": lambda k: jax.random.key_data(jax.random.split(k, (2, 3))),
+    "fold_in": lambda k: jax.random.key_data(jax.random.fold_in(k, 123456789)),
+    "bits8": lambda k: jax.random.bits(k, (11,), jnp.uint8),
+    "bits16": lambda k: jax.random.bits(k, (5, 3), jnp.uint16),
+    "bits32": lambda k: jax.random.bits(k, (7,), jnp.uint32),
+    "uniform": lambda k: jax.random.uniform(k, (9, 2)),
+    "normal_odd": lambda k: jax.random.normal(k, (3, 5)),
+    "randint": lambda k: jax.random.randint(k, (13,), -5, 1000),
+    "bernoulli": lambda k: jax.random.bernoulli(k, 0.3, (17,)),
+    "gamma": lambda k: jax.random.gamma(k, 2.5, (6,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DRAWS))
+@pytest.mark.parametrize("seed", [0, 7, 2**31 - 1])
+def test_same_bits_as_jax_threefry(name, seed):
+    draw = DRAWS[name]
+    with jax.threefry_partitionable(False):
+        want = draw(jax.random.key(seed))
+    got = draw(prng.key(seed))
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_same_bits_under_jit_and_vmap_and_in_either_partitionable_mode():
+    def draws(root):
+        keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(root, jnp.arange(4))
+        return jax.vmap(lambda k: jax.random.normal(jax.random.fold_in(k, 3), (50, 10)), out_axes=-1)(keys)
+
+    with jax.threefry_partitionable(False):
+        want = jax.jit(draws)(jax.random.key(5))
+    for mode in (False, True):  # the unrolled implementation does not depend on the flag
+        with jax.threefry_partitionable(mode):
+            got = jax.jit(draws)(prng.key(5))
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    np.testing.assert_array_equal(np.asarray(draws(prng.wrap(jax.random.key(5)))), np.asarray(want))
+
+
+def test_64_bit_draws_match():
+    with jax.enable_x64(True):
+        for seed in (3, 2**40 + 17):
+            with jax.threefry_partitionable(False):
+                want = (jax.random.bits(jax.random.key(seed), (5, 2), jnp.uint64),
+                        jax.random.normal(jax.random.key(seed), (3, 4), jnp.float64))
+            got = (jax.random.bits(prng.key(seed), (5, 2), jnp.uint64),
+                   jax.random.normal(prng.key(seed), (3, 4), jnp.float64))
+            for g, w in zip(got, want):
+                np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
+def test_a_broken_hash_is_caught(monkeypatch):
+    """The equality tests can fail: one changed rotation constant changes every draw."""
+    monkeypatch.setattr(prng, "_ROTATIONS", ((13, 15, 26, 6), (17, 29, 16, 25)))
+    shape = (8, 3, 1)  # a shape no other test draws: jax.random caches compiled draws by shape
+    try:
+        with jax.threefry_partitionable(False):
+            want = jax.random.normal(jax.random.key(1), shape)
+        got = jax.random.normal(prng.key(1), shape)
+        assert not np.any(np.asarray(got) == np.asarray(want))
+    finally:
+        jax.clear_caches()  # drop every trace made with the broken hash
