@@ -104,6 +104,17 @@ def test_beta_exact_forced_fallback():  # false alarm <= 1e-6 per shape
     assert_beta_exact(sampling.beta(jax.random.key(6), a, b, noise), BETA_REJECTABLE)
 
 
+def test_compact_idx_matches_nonzero():
+    # the fallback's compaction (prefix sums by triangular matmul + scatter) must
+    # equal jnp.nonzero, also for sizes that are not multiples of the row width,
+    # for more True entries than the buffer holds, and for none at all
+    for n, p, cap in [(1, 1.0, 1), (127, 0.3, 16), (129, 0.5, 128), (10_000, 0.07, 834), (10_000, 0.5, 834),
+                      (140_000, 1.0, 11_667), (3000, 0.0, 250)]:
+        mask = jax.random.uniform(jax.random.key(n), (n,)) < p
+        want = jnp.nonzero(mask, size=cap, fill_value=n)[0]
+        np.testing.assert_array_equal(jax.jit(sampling._compact_idx, static_argnums=1)(mask, cap), want)
+
+
 def test_beta_float64_exact_and_small_shapes():  # false alarm <= 1e-6 per shape
     pairs = [(0.05, 2.0), (0.3, 0.7), (3.0, 4.0), (1e4, 3e4)]
     with jax.enable_x64(True):
