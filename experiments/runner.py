@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from jaxbandit.results import Results
-from jaxbandit.simulate import sweep
+from jaxbandit.simulation import sweep
 
 
 @dataclasses.dataclass
@@ -80,7 +80,7 @@ def _cell(v):
 
 def _request(kwargs) -> str:
     """The configuration as requested, canonical JSON: a saved result is reused only for the same request."""
-    from jaxbandit.simulate import _jsonable
+    from jaxbandit.simulation import _jsonable
     grid = kwargs.get("grid") or {}
     plain = {k: _jsonable(v) for k, v in kwargs.items() if k != "grid"}
     plain["grid"] = [[list(p) if isinstance(p, tuple) else p, _jsonable(v)] for p, v in grid.items()]

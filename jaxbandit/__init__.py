@@ -11,7 +11,7 @@ __version__ = "0.1.0"
 from jaxbandit import envs, policies, privatizers  # noqa: E402
 from jaxbandit.engine import BLOCK, SimParams  # noqa: E402
 from jaxbandit.results import Results  # noqa: E402
-from jaxbandit.simulate import record_times, run_engine, simulate, sweep  # noqa: E402
+from jaxbandit.simulation import record_times, run_engine, simulate, sweep  # noqa: E402
 from jaxbandit.types import Env, Policy, Privatizer, StepRandom  # noqa: E402
 
 __all__ = ["envs", "policies", "privatizers", "BLOCK", "SimParams", "Results", "record_times", "run_engine",

@@ -149,7 +149,7 @@ class Results:
 
     def rerun(self, **overrides) -> "Results":
         """Run the saved configuration again (``overrides`` replace keyword arguments of `sweep`)."""
-        from jaxbandit.simulate import sweep
+        from jaxbandit.simulation import sweep
         c = self.config
         grid = {tuple(a["paths"]) if len(a["paths"]) > 1 else a["paths"][0]:
                 [tuple(v) if len(a["paths"]) > 1 else v for v in a["values"]] for a in c["grid"]}

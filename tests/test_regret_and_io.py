@@ -33,7 +33,7 @@ def test_regret_ordering_on_bernoulli_arms(baselines):
 def test_validation_happens_before_compilation(monkeypatch):
     def boom(*a, **k):
         raise AssertionError("compiled before validating")
-    monkeypatch.setattr(sys.modules["jaxbandit.simulate"], "make_advance", boom)
+    monkeypatch.setattr(sys.modules["jaxbandit.simulation"], "make_advance", boom)
     cases = [
         (dict(env_params={"means": [0.5, 1.1]}), r"means=.*\[0, 1\]"),
         (dict(horizon=0), r"horizon=0 .*\[1, inf\)"),
@@ -117,3 +117,11 @@ def test_cli_reproduce_quick_writes_summary_and_figures(tmp_path):
     assert (tmp_path / "regret.png").stat().st_size > 10_000
     again = _cli("reproduce", "baselines-bernoulli9", "--quick", "--out", str(tmp_path))
     assert again.returncode == 0 and again.stdout.count("already done") == 6
+
+
+def test_public_simulate_is_the_function_and_its_module_is_importable():
+    import importlib
+
+    import jaxbandit as jb
+    module = importlib.import_module("jaxbandit.simulation")
+    assert jb.simulate is module.simulate and jb.sweep is module.sweep and callable(jb.simulate)
