@@ -36,14 +36,24 @@ exponentials per attempt, which cost more to draw and transform on CPU.  With
 ~1e4 variates per step some are always rejected, so under vmap the fallback
 runs every step whatever the number of pre-drawn attempts m; it is made cheap
 instead: pending entries are compacted into a buffer (1/12 of the batch;
-prefix sums by a triangular matmul, not ``jnp.nonzero``, whose reduce-window
-cumsum cost ~20 kernels) and get 4 proposals per loop iteration, evaluated as
-one (4, cap) array, from a counter-based Threefry keyed by each run's own key.
+prefix counts from flags packed 32 to a uint32 word and popcounts, not
+``jnp.nonzero``, whose reduce-window cumsum cost ~20 kernels) and get 4
+proposals per loop iteration, evaluated as one (4, cap) array, from a
+counter-based Threefry keyed by each run's own key.
 In situ (K = 10, 1000 runs) this fallback made Beta TS ~1.25x faster than the
 previous one (1/8 buffer, jnp.nonzero, 3 proposals in a rolled loop with a
 select chain, which needed two iterations per step almost always).  With the
 earlier fallback, m = 1 pre-drawn attempt was fastest in situ (K = 10, 1000
 runs, 1e4 steps; m = 2, 3 were 6-26 % slower), hence ``DEFAULT_ATTEMPTS = 1``.
+Packing the compaction flags into bits (instead of a triangular float32
+matmul, ~50 us per call in a profile) and keying the fallback Threefry by the
+key's own words (instead of a per-step ``fold_in``) took engine Beta TS
+(K = 10, 1000 runs) from ~405 to ~345 us per step (Gaussian TS: ~51).
+Re-measured with this fallback (the in-situ loop of bench_sampling.py,
+variants interleaved in one process): m = 2 was still slower (+90-120 us per
+step, also with a 1/32 or 1/64 buffer), as were 3 or 6 proposals per
+iteration and 1/10-1/16 buffers, and Beta as a ratio of two ``gamma`` draws
+(~430 vs ~335 us per step).
 
 Gamma algorithm: Marsaglia & Tsang (2000), "A simple method for generating
 gamma variables", ACM TOMS 26(3):363-372: d = a - 1/3, c = 1/sqrt(9 d),
@@ -168,10 +178,18 @@ def _batched(core):
     return f
 
 
+_COUNTER_TOP = 0x80000000  # set in the fallback's first counter word
+
+
 def _key_words(keys):
-    """Two uint32 words per batch element, from a sub-key of its own key (so the
-    fallback stream never overlaps jax.random draws made from ``key`` itself)."""
-    kd = jax.random.key_data(jax.vmap(lambda k: jax.random.fold_in(k, 0x5EED))(keys))
+    """Two uint32 words per batch element: its own key's data (extra words of
+    e.g. rbg keys are folded in by XOR).  The fallback hashes counters whose
+    first word has the top bit set (``_entry_uniforms``); JAX's Threefry
+    ``split``, ``fold_in`` and ``random_bits`` (both counter layouts, and
+    ``jaxbandit.prng``) only hash counters whose first word is < 2^31, so the
+    fallback stream never overlaps jax.random draws made from ``key`` itself
+    (no per-step ``fold_in`` to a sub-key needed)."""
+    kd = jax.random.key_data(keys)
     kd = kd.reshape(kd.shape[:1] + (-1, 2))
     k0, k1 = kd[:, 0, 0], kd[:, 0, 1]
     for j in range(1, kd.shape[1]):  # fold in extra key words (e.g. rbg keys)
@@ -185,8 +203,9 @@ def _entry_uniforms(k0, k1, entry, rnd, dtype):
     A pure function of (key, entry, round), so compacting entries changes
     nothing, and each batch element only uses its own key."""
     rnd = jnp.broadcast_to(jnp.asarray(rnd, jnp.uint32), entry.shape)
+    top = jnp.uint32(_COUNTER_TOP)  # entries < 2^30 (checked in _resolve)
     if jnp.dtype(dtype).itemsize <= 4:
-        w0, w1 = hash_2x32(k0, k1, entry, rnd)
+        w0, w1 = hash_2x32(k0, k1, entry | top, rnd)
         to_u = lambda w: ((w >> 9).astype(dtype) + 0.5) * (2.0 ** -23)
         return to_u(w0), to_u(w1)
 
@@ -195,8 +214,8 @@ def _entry_uniforms(k0, k1, entry, rnd, dtype):
         bits = (hi.astype(jnp.uint64) << 20) | (lo.astype(jnp.uint64) >> 12)
         return (bits.astype(dtype) + 0.5) * (2.0 ** -52)
 
-    return (to_u(hash_2x32(k0, k1, 2 * entry, rnd)),
-            to_u(hash_2x32(k0, k1, 2 * entry + 1, rnd)))
+    return (to_u(hash_2x32(k0, k1, (2 * entry) | top, rnd)),
+            to_u(hash_2x32(k0, k1, (2 * entry + 1) | top, rnd)))
 
 
 _ROUNDS_PER_ITER = 4  # fallback proposals per pending entry per loop iteration
@@ -204,20 +223,21 @@ _CAP_DIVISOR = 12  # the fallback buffer holds 1/12 of the batch (at least 128 e
 
 
 def _prefix_count(flags):
-    """Inclusive prefix sums of a 1-D int32 0/1 array, exactly.
+    """Inclusive prefix sums of a 1-D 0/1 array, exactly (int32).
 
     XLA:CPU lowers ``cumsum`` to a tree of small reduce-windows (~20 kernels
-    for 1e4 entries); here rows of 128 entries are summed with one triangular
-    float32 matmul (exact: every partial sum is an integer <= 128) and only the
-    row totals go through ``cumsum``."""
+    for 1e4 entries), and a triangular matmul per row cost ~50 us per call.
+    Here rows of 32 flags are packed into one uint32 word (bit j = flag j);
+    the count up to and including flag j of a row is the popcount of the word
+    masked to bits 0..j, and only the n/32 row totals go through ``cumsum``."""
     n = flags.shape[0]
-    width = 128
-    rows = -(-n // width)
-    f = jnp.pad(flags, (0, rows * width - n)).reshape(rows, width).astype(jnp.float32)
-    upper = (lax.broadcasted_iota(jnp.int32, (width, width), 0)
-             <= lax.broadcasted_iota(jnp.int32, (width, width), 1)).astype(jnp.float32)
-    within = jnp.dot(f, upper, precision=lax.Precision.HIGHEST).astype(jnp.int32)
-    totals = within[:, -1]
+    rows = -(-n // 32)
+    f = jnp.pad(flags.astype(jnp.uint32), (0, rows * 32 - n)).reshape(rows, 32)
+    j = lax.broadcasted_iota(jnp.uint32, (rows, 32), 1)
+    words = jnp.sum(f << j, axis=1, dtype=jnp.uint32)  # distinct bits: the sum is an OR
+    totals = lax.population_count(words).astype(jnp.int32)
+    below = (jnp.uint32(2) << j) - 1  # bits 0..j (for j = 31 the shift wraps: all ones)
+    within = lax.population_count(words[:, None] & below).astype(jnp.int32)
     return (within + (jnp.cumsum(totals) - totals)[:, None]).reshape(-1)[:n]
 
 
@@ -251,6 +271,8 @@ def _resolve(keys, x, params, attempt):
     shape, dtype = x.shape, x.dtype
     nb = shape[-1]
     total = math.prod(shape)
+    if 2 * (total // nb) > _COUNTER_TOP:  # entry indices must stay below 2^30
+        raise ValueError(f"at most 2^30 variates per batch element, got {total // nb}")
     cap = min(total, max(128, -(-total // _CAP_DIVISOR)))
     rounds = _ROUNDS_PER_ITER
     k0, k1 = _key_words(keys)

@@ -105,7 +105,7 @@ def test_beta_exact_forced_fallback():  # false alarm <= 1e-6 per shape
 
 
 def test_compact_idx_matches_nonzero():
-    # the fallback's compaction (prefix sums by triangular matmul + scatter) must
+    # the fallback's compaction (bit-packed prefix counts + scatter) must
     # equal jnp.nonzero, also for sizes that are not multiples of the row width,
     # for more True entries than the buffer holds, and for none at all
     for n, p, cap in [(1, 1.0, 1), (127, 0.3, 16), (129, 0.5, 128), (10_000, 0.07, 834), (10_000, 0.5, 834),
@@ -113,6 +113,32 @@ def test_compact_idx_matches_nonzero():
         mask = jax.random.uniform(jax.random.key(n), (n,)) < p
         want = jnp.nonzero(mask, size=cap, fill_value=n)[0]
         np.testing.assert_array_equal(jax.jit(sampling._compact_idx, static_argnums=1)(mask, cap), want)
+
+
+def test_prefix_count_exact():
+    # bit-packed prefix counts (32 flags per word, popcounts) equal np.cumsum,
+    # also for sizes that are not multiples of 32 and for all-True / all-False
+    f = jax.jit(sampling._prefix_count)
+    for n, p in [(1, 1.0), (31, 0.5), (32, 1.0), (33, 0.3), (1000, 0.0), (10_000, 0.12), (10_000, 1.0),
+                 (140_001, 0.5)]:
+        flags = (jax.random.uniform(jax.random.key(n), (n,)) < p).astype(jnp.int32)
+        np.testing.assert_array_equal(f(flags), np.cumsum(np.asarray(flags)))
+
+
+def test_beta_float64_exact_forced_fallback():  # false alarm <= 1e-6 per shape
+    # float64 fallback uniforms (two Threefry words per uniform, top-bit
+    # counters keyed by the key's own words): every variate from the fallback
+    pairs = [(0.3, 2.5), (2.0, 3.0), (37.5, 10.5), (1e4, 1e4)]
+    with jax.enable_x64(True):
+        a = jnp.asarray([p[0] for p in pairs])[:, None] * jnp.ones((1, N))
+        b = jnp.asarray([p[1] for p in pairs])[:, None] * jnp.ones((1, N))
+        u1 = jnp.full(a.shape, 0.9)
+        u2 = jnp.full(a.shape, 1 - 2.0**-53)
+        acc, _ = sampling._cheng_attempt(u1, u2, sampling._beta_consts(a, b))
+        assert not bool(jnp.any(acc))
+        x = sampling.beta(jax.random.key(8), a, b, sampling.BetaNoise(jnp.stack([u1, u2], axis=-1)))
+        assert x.dtype == jnp.float64
+    assert_beta_exact(x, pairs)
 
 
 def test_beta_float64_exact_and_small_shapes():  # false alarm <= 1e-6 per shape
