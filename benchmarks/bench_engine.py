@@ -138,9 +138,10 @@ def main():
     print(text)
     if args.record:
         path = os.path.join(os.path.dirname(__file__), "RESULTS.md")
-        header = "" if os.path.exists(path) else "# Benchmark results\n\nNewest first within each section.\n\n"
-        with open(path, "a") as f:
-            f.write(header + text + "\n")
+        old = open(path).read() if os.path.exists(path) else "# Benchmark results\n\n"
+        at = old.find("\n### ") + 1 or len(old)  # newest measurements first
+        with open(path, "w") as f:
+            f.write(old[:at] + text + "\n\n" + old[at:])
 
 
 if __name__ == "__main__":
