@@ -137,3 +137,21 @@ def test_float64_runs_keep_float64():
 def test_block_constant_is_part_of_the_config():
     res = simulate(policy="uniform", horizon=60, runs=1, **KW)
     assert res.config["block"] == BLOCK and res.config["jax_version"] == jax.__version__
+
+
+def test_engine_compiles_without_library_reduce_fusions_on_cpu(monkeypatch):
+    """engine.compiler_options turns off XLA:CPU's YNNPACK reduce fusions (slow for the engine's small
+    reductions) for the engine's jit only, and falls back to XLA's defaults where the option is unknown."""
+    from jaxbandit.engine import compiler_options
+    if jax.default_backend() != "cpu":
+        assert compiler_options() == {}
+        return
+    f = lambda x: jnp.sum(x, axis=0)
+    x = jnp.ones((10, 1000))
+    if "ynn" in jax.jit(f).lower(x).compile().as_text():  # XLA's default (jaxlib 0.10) that the option changes
+        assert "ynn" not in jax.jit(f, compiler_options=compiler_options()).lower(x).compile().as_text()
+
+    def unknown_option(*args, **kwargs):
+        raise RuntimeError("No such compile option")
+    monkeypatch.setattr(jax, "jit", unknown_option)
+    assert compiler_options.__wrapped__() == {}
