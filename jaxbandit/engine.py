@@ -4,9 +4,10 @@ Layout and randomness (the choices that make it fast, see DESIGN.md):
   * Every leaf of the batched state has the batch axis (grid points × runs) LAST, e.g. counts are (K, N).
   * Randomness is drawn once per block of ``BLOCK`` steps per run, from ``fold_in(run_key, block)`` split into
     env / policy / privatizer keys. Run keys are `jaxbandit.prng` keys: JAX's Threefry with the hash unrolled
-    (the same bits as ``jax.random`` in non-partitionable mode on every backend, faster on CPU). A run's draws depend only on its key and the block index, so a chunked run
-    equals one long run bit for bit, a run equals itself simulated alone, a run of horizon T is the prefix of a
-    longer one, and every grid point sees the same reward randomness (common random numbers).
+    (the same bits as ``jax.random`` in non-partitionable mode on every backend, faster on CPU). A run's draws
+    depend only on its key and the block index, so a chunked run equals one long run bit for bit, a run equals
+    itself simulated alone, a run of horizon T is the prefix of a longer one, and every grid point sees the same
+    reward randomness (common random numbers).
   * Pseudo-regret is recorded as gaps · (int32 pull counts), never a running float sum; realized regret is a
     Kahan-compensated sum of μ* − r_t. Records are kept at chosen times only, so memory does not grow with T.
 """

@@ -80,7 +80,6 @@ def _random_bits(key, bit_width, shape):
         return (lax.shift_left(hi.astype(jnp.uint64), jnp.uint64(32)) | lo.astype(jnp.uint64)).reshape(shape)
     if bit_width in (8, 16):
         dtype = {8: jnp.uint8, 16: jnp.uint16}[bit_width]
-        per = 32 // bit_width
         shifts = jnp.arange(0, 32, bit_width, dtype=jnp.uint32)
         parts = lax.shift_right_logical(bits[:, None], shifts[None, :]) & np.uint32(2 ** bit_width - 1)
         return parts.reshape(-1)[:size].astype(dtype).reshape(shape)
