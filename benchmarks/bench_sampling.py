@@ -29,7 +29,7 @@ import jax.numpy as jnp
 from jax import lax
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from jaxbandit import sampling  # noqa: E402
+from jaxbandit import prng, sampling  # noqa: E402
 
 K, R, BLOCK, UNROLL = 10, 1000, 50, 5
 
@@ -141,22 +141,21 @@ def make_sim(step, draw, n_blocks):
 def bench_in_situ(attempts_list, n_steps, repeats):
     n_blocks = max(1, n_steps // BLOCK)
     steps = n_blocks * BLOCK
-    run_keys = jax.random.split(jax.random.key(42), R)
+    run_keys = jax.random.split(prng.key(42), R)  # the engine's generator
     mu = jax.random.uniform(jax.random.key(3), (K, R))  # arm means, uniform on [0, 1]
     zeros = jnp.zeros((K, R))
     rows, final = [], None
-    with jax.threefry_partitionable(False):  # the engine's PRNG mode
-        sim = make_sim(gauss_step, lambda k: jax.random.normal(k, (BLOCK, K)), n_blocks)
-        t_gauss = timeit(sim, (zeros, zeros), run_keys, mu, repeats=repeats)
-        rows.append(("Gaussian TS (K normals/step)", steps, t_gauss))
-        for m in attempts_list:
-            draw = lambda k, m=m: sampling.draw_beta_noise(k, (BLOCK, K), attempts=m)
-            sim = make_sim(beta_step, draw, n_blocks)
-            rows.append((f"Beta TS, sampling.beta, att={m}", steps, timeit(sim, (zeros, zeros), run_keys, mu, repeats=repeats)))
-            final = sim((zeros, zeros), run_keys, mu)
-        jb_blocks = 3
-        sim = make_sim(jax_beta_step, lambda k: jnp.zeros((BLOCK, K)), jb_blocks)
-        rows.append(("Beta TS, jax.random.beta", jb_blocks * BLOCK, timeit(sim, final, run_keys, mu, repeats=1)))
+    sim = make_sim(gauss_step, lambda k: jax.random.normal(k, (BLOCK, K)), n_blocks)
+    t_gauss = timeit(sim, (zeros, zeros), run_keys, mu, repeats=repeats)
+    rows.append(("Gaussian TS (K normals/step)", steps, t_gauss))
+    for m in attempts_list:
+        draw = lambda k, m=m: sampling.draw_beta_noise(k, (BLOCK, K), attempts=m)
+        sim = make_sim(beta_step, draw, n_blocks)
+        rows.append((f"Beta TS, sampling.beta, att={m}", steps, timeit(sim, (zeros, zeros), run_keys, mu, repeats=repeats)))
+        final = sim((zeros, zeros), run_keys, mu)
+    jb_blocks = 3
+    sim = make_sim(jax_beta_step, lambda k: jnp.zeros((BLOCK, K)), jb_blocks)
+    rows.append(("Beta TS, jax.random.beta", jb_blocks * BLOCK, timeit(sim, final, run_keys, mu, repeats=1)))
 
     print(f"\nIn situ: Bernoulli TS, K={K}, {R} runs vmapped (runs axis last), blocks of {BLOCK} steps")
     print(f"{'variant':32s} {'steps':>6s} {'total s':>8s} {'us/step':>8s} {'x Gauss':>8s} {'Mbeta/s':>8s}")
