@@ -1,4 +1,4 @@
-"""The ``jaxbandit`` command: list, run, reproduce."""
+"""The ``jaxbandit`` command: list, run, privacy, reproduce."""
 from __future__ import annotations
 
 import argparse
@@ -75,6 +75,33 @@ def cmd_run(args) -> int:
     return 0
 
 
+PRIVATE_TS = ("gaussian-thompson", "modified-thompson")  # the policies with a GDP guarantee (seed 001)
+
+
+def cmd_privacy(args) -> int:
+    from jaxbandit import checks, policies
+    from jaxbandit.privacy import thompson as ts_privacy
+    checks.known_name("policy with privacy accounting", args.policy, PRIVATE_TS)
+    horizon = checks.positive_int("horizon", args.horizon)
+    params = policies.with_params(policies.get(args.policy, args.arms or 1),
+                                  **_key_values(args.policy_param, "--policy-param"))
+    b, c = (params.b, params.c) if args.policy == "modified-thompson" else (0, 1.0)
+    import jax
+    with jax.enable_x64(True):  # float64: δ(ε) down to 1e-300 instead of float32's 1e-38
+        g = ts_privacy.guarantee(int(b), float(c), horizon, delta=args.delta, epsilon=args.epsilon,
+                                 num_arms=args.arms, tight=args.tight)
+    out = {"eta": float(g.eta), "epsilon": float(g.epsilon), "delta": float(g.delta), "policy": args.policy,
+           "b": int(b), "c": float(c), "horizon": horizon, "num_arms": args.arms,
+           "accounting": "tight: T-bN rounds, n >= max(b,1)" if args.tight else "seed 001 Lemma 5: sqrt(T/(c(b+1)))"}
+    print(f"{args.policy} (b={out['b']}, c={out['c']:g}), T={horizon}, accounting {out['accounting']}")
+    print(f"  eta = {out['eta']:.6g}-GDP")
+    print(f"  (epsilon, delta) = ({out['epsilon']:.6g}, {out['delta']:.3g})-DP")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=1)
+    return 0
+
+
 def cmd_reproduce(args) -> int:
     import experiments
     from experiments import runner
@@ -106,6 +133,18 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--plot", metavar="FILE", help="write the regret curve (PNG)")
     r.add_argument("--checkpoint", metavar="FILE", help="save progress after every chunk; resume from it")
     r.set_defaults(fn=cmd_run)
+
+    v = sub.add_parser("privacy", help="GDP and (epsilon, delta) guarantee of private Thompson sampling")
+    v.add_argument("--policy", required=True, help=" or ".join(PRIVATE_TS))
+    v.add_argument("--policy-param", action="append", metavar="K=V", help="b=9, c=1 (modified-thompson)")
+    v.add_argument("--horizon", type=int, required=True)
+    which = v.add_mutually_exclusive_group()
+    which.add_argument("--delta", type=float, help="report epsilon(delta) (default: delta = 1e-6)")
+    which.add_argument("--epsilon", type=float, help="report delta(epsilon)")
+    v.add_argument("--tight", action="store_true", help="compose only the T - bN data-dependent rounds (needs --arms)")
+    v.add_argument("--arms", type=int, help="number of arms N (for --tight and the b*N < T check)")
+    v.add_argument("--json", metavar="FILE", help="write eta, epsilon, delta as JSON")
+    v.set_defaults(fn=cmd_privacy)
 
     q = sub.add_parser("reproduce", help="run an experiment, write figures and summary.csv")
     q.add_argument("id", help="experiment id (see `jaxbandit list`)")

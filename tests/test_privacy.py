@@ -247,3 +247,28 @@ def test_advanced_composition_reference_values():
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_cli_privacy(tmp_path, capsys):
+    import json
+
+    from jaxbandit import cli
+    out = tmp_path / "p.json"
+    argv = ["privacy", "--policy", "modified-thompson", "--policy-param", "b=9", "--policy-param", "c=1",
+            "--horizon", "1000"]
+    assert cli.main(argv + ["--delta", "1e-6", "--json", str(out)]) == 0
+    assert "eta = 10-GDP" in capsys.readouterr().out
+    data = json.loads(out.read_text())
+    assert data["eta"] == pytest.approx(10.0, rel=1e-12) and data["delta"] == 1e-6
+    assert data["epsilon"] == pytest.approx(96.71727, rel=1e-6)
+    assert cli.main(argv + ["--epsilon", "96.71727", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["delta"] == pytest.approx(1e-6, rel=1e-5)
+    # standard TS under the tight accounting is Theorem 3's sqrt(T/2)
+    assert cli.main(["privacy", "--policy", "gaussian-thompson", "--horizon", "1000", "--tight", "--arms", "5",
+                     "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["eta"] == pytest.approx(math.sqrt(500), rel=1e-12)
+    capsys.readouterr()
+    assert cli.main(argv[:-2] + ["--horizon", "40", "--arms", "5"]) == 2
+    assert "b*N=45 rounds, which must be < horizon=40" in capsys.readouterr().err
+    assert cli.main(["privacy", "--policy", "ucb1", "--horizon", "10"]) == 2
+    assert "valid names: gaussian-thompson, modified-thompson" in capsys.readouterr().err

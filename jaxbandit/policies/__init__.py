@@ -12,12 +12,14 @@ import numpy as np
 
 from jaxbandit import checks
 from jaxbandit.policies.greedy import epsilon_greedy, uniform
-from jaxbandit.policies.thompson import gaussian_thompson, thompson
+from jaxbandit.policies.thompson import gaussian_thompson, modified_thompson, thompson
 from jaxbandit.policies.ucb import klucb, ucb1
 
 REGISTRY = {
     "thompson": (thompson, "Beta(1,1)-Bernoulli Thompson sampling; [0,1] rewards binarized by a Bernoulli trial"),
     "gaussian-thompson": (gaussian_thompson, "Thompson sampling, N(0,1) prior: θ ~ N(S/(n+1), 1/(n+1)) (seed 001 Alg. 1)"),
+    "modified-thompson": (modified_thompson, "Gaussian TS with b pre-pulls per arm and variance c/(n+1); "
+                          "sqrt(T/(c(b+1)))-GDP (seed 001 Alg. 2)"),
     "ucb1": (ucb1, "UCB1: mean + sqrt(2 log t / n), each arm once first (Auer et al. 2002)"),
     "klucb": (klucb, "kl-UCB, Bernoulli KL, exploration log t + c log log t (Garivier & Cappé 2011)"),
     "epsilon-greedy": (epsilon_greedy, "ε-greedy: random arm with probability epsilon, else best mean"),

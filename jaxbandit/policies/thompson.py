@@ -1,4 +1,5 @@
-"""Thompson sampling: Beta–Bernoulli (`thompson`) and Gaussian-prior (`gaussian-thompson`).
+"""Thompson sampling: Beta–Bernoulli (`thompson`), Gaussian-prior (`gaussian-thompson`) and its private
+modification with pre-pulls and scaled variance (`modified-thompson`).
 
 References:
   Thompson (1933); Agrawal & Goyal, "Further optimal regret bounds for Thompson sampling", AISTATS 2013 (AG13),
@@ -12,7 +13,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxbandit import sampling
+from jaxbandit import checks, sampling
 from jaxbandit.policies.common import onehot
 from jaxbandit.types import EmptyParams, Policy, no_validate
 
@@ -82,3 +83,48 @@ def gaussian_thompson(num_arms: int) -> Policy:
         return GaussianState(state.sums + hit.astype(state.sums.dtype) * obs, state.counts + hit)
 
     return Policy("gaussian-thompson", num_arms, init, draw, select, update, no_validate, EmptyParams())
+
+
+class ModifiedParams(NamedTuple):
+    b: jax.Array  # int32: pre-pulls per arm, in arm order, before any sampling
+    c: jax.Array  # float: posterior variance scale
+
+
+class ModifiedState(NamedTuple):
+    sums: jax.Array    # float[K]: S_k, pre-pulls included
+    counts: jax.Array  # int32[K]: n_k, pre-pulls included
+    step: jax.Array    # int32: rounds played so far
+
+
+def modified_thompson(num_arms: int) -> Policy:
+    """Modified Thompson sampling (seed 001, Algorithm 2): b pre-pulls of every arm in arm order (arm 0 b times,
+    then arm 1, ...), then θ_k ~ N(S_k/(n_k+1), c/(n_k+1)) and play argmax θ; n and S include the pre-pulls.
+
+    b and c are traced parameters, so a (b, c) grid is one compilation. (b, c) = (0, 1) is `gaussian-thompson`
+    exactly: the same draws and, for the same key, the same trajectory. Its privacy is
+    ``jaxbandit.privacy.thompson.eta(b, c, T)``-GDP, sqrt(T/(c(b+1))) (Lemma 5, Theorem 4). The regret analysis
+    (Theorem 5) assumes c ≥ 1; any c > 0 runs. If b·K ≥ T every round is a pre-pull.
+    """
+
+    def init(params):
+        return ModifiedState(jnp.zeros(num_arms), jnp.zeros(num_arms, jnp.int32), jnp.zeros((), jnp.int32))
+
+    def draw(key, steps, params):
+        return jax.random.normal(key, (steps, num_arms))  # as gaussian-thompson: (0, 1) shares its stream
+
+    def select(rng, state, params):
+        n1 = (state.counts + 1).astype(state.sums.dtype)
+        theta = state.sums / n1 + rng.noise * (jnp.sqrt(params.c).astype(n1.dtype) * jax.lax.rsqrt(n1))
+        forced = state.step < params.b * num_arms
+        return jnp.where(forced, state.step // jnp.maximum(params.b, 1), jnp.argmax(theta)).astype(jnp.int32)
+
+    def update(rng, state, arm, obs, params):
+        hit = onehot(arm, num_arms)
+        return ModifiedState(state.sums + hit.astype(state.sums.dtype) * obs, state.counts + hit, state.step + 1)
+
+    def validate(params):
+        checks.in_range("b", params.b, 0.0)
+        checks.in_range("c", params.c, 0.0, low_open=True)
+
+    return Policy("modified-thompson", num_arms, init, draw, select, update, validate,
+                  ModifiedParams(b=jnp.asarray(0, jnp.int32), c=jnp.asarray(1.0)))

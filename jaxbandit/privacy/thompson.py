@@ -39,8 +39,8 @@ def _check_design(b, c, horizon, num_arms, tight):
         if not any(isinstance(x, jax.core.Tracer) for x in (b, horizon)):
             pre = np.asarray(b, np.float64) * num_arms
             if np.any(pre >= np.asarray(horizon, np.float64)):
-                raise ValueError(f"b={b!r} pre-pulls of each of num_arms={num_arms} arms use b*N={pre} rounds, "
-                                 f"which must be < horizon={horizon}")
+                raise ValueError(f"b={checks._fmt(b)} pre-pulls of each of num_arms={num_arms} arms use "
+                                 f"b*N={checks._fmt(pre)} rounds, which must be < horizon={checks._fmt(horizon)}")
 
 
 def _rounds_and_floor(b, horizon, num_arms, tight):
