@@ -1,6 +1,7 @@
 """Reproducible experiments: ``jaxbandit reproduce ID`` runs ``experiments/<module>.py``.
 
-Each experiment module defines ``TITLE``, ``configs(quick) -> [Config]`` and ``figures(results, out_dir)``.
+Each experiment module defines ``TITLE``, ``configs(quick) -> [Config]`` and ``figures(results, out_dir)``, and
+optionally ``summary_rows(results) -> [dict]`` to replace the per-configuration rows of summary.csv.
 The runner saves each configuration's results as it finishes and checkpoints the one in progress, so an
 interrupted reproduction resumes where it stopped.
 """
@@ -10,6 +11,13 @@ import importlib
 
 REGISTRY = {
     "baselines-bernoulli9": ("experiments.baselines", "six baseline policies on 9 Bernoulli arms, means 0.1..0.9"),
+    "gdp-ts-fig1": ("experiments.gdp_ts_fig1", "seed 001 Fig. 1: (epsilon, delta) of modified TS vs b and c, T=1000"),
+    "gdp-ts-fig2": ("experiments.gdp_ts_fig2", "seed 001 Fig. 2: modified TS regret curves, Bernoulli, eta 1/2/5"),
+    "gdp-ts-fig3": ("experiments.gdp_ts_fig3", "seed 001 Fig. 3: final regret vs eta per b, Bernoulli"),
+    "gdp-ts-fig4": ("experiments.gdp_ts_fig4", "seed 001 Fig. 4: modified TS regret curves, truncated exponential"),
+    "gdp-ts-fig5": ("experiments.gdp_ts_fig5", "seed 001 Fig. 5: final regret vs eta per b, truncated exponential"),
+    "gdp-ts-fig6": ("experiments.gdp_ts_fig6", "seed 001 Figs 6-7: GDP vs RDP vs standard-DP curves of TS, N=2/10"),
+    "gdp-ts-fig7": ("experiments.gdp_ts_fig7", "seed 001 Fig. 7: GDP vs RDP zoom for standard TS, T=1000"),
 }
 
 

@@ -43,25 +43,32 @@ def run(module, out_dir: str, quick: bool = False, progress: bool = True, log=pr
             os.remove(base + ".ckpt.npz")
         log(f"[{i + 1}/{len(configs)}] {cfg.label}: {time.perf_counter() - t0:.1f}s")
         results[cfg.label] = res
-    write_summary(results, os.path.join(out_dir, "summary.csv"))
+    rows = module.summary_rows(results) if hasattr(module, "summary_rows") else None
+    write_summary(results, os.path.join(out_dir, "summary.csv"), rows)
     module.figures(results, out_dir)
     return results
 
 
-def write_summary(results: dict, path: str) -> None:
-    """One row per configuration (per grid point of a sweep), with a column per swept parameter."""
-    rows = []
-    for label, res in results.items():
-        for coords, point in res.points():
-            s_mean, s_se = point.mean()[-1], point.se()[-1]
-            rows.append({"label": label, "policy": res.config["policy"], "env": res.config["env"],
-                         "privatizer": res.config["privatizer"], "horizon": res.horizon, "runs": res.runs,
-                         "final_regret_mean": f"{s_mean:.6g}", "final_regret_se": f"{s_se:.6g}",
-                         "final_realized_regret_mean": f"{point.mean('regret')[-1]:.6g}",
-                         "final_realized_regret_se": f"{point.se('regret')[-1]:.6g}",
-                         "seconds": f"{res.seconds:.3f}",
-                         **{k: _cell(v) for k, v in coords.items()},
-                         **{f"policy.{k}": _cell(v) for k, v in res.config["policy_params"].items()}})
+def write_summary(results: dict, path: str, rows: list | None = None) -> None:
+    """One row per configuration (per grid point of a sweep), with a column per swept parameter (a joint axis
+    such as ``("policy.b", "policy.c")`` gives one column per path). ``rows`` replaces them where an experiment
+    has no simulations (e.g. privacy curves)."""
+    if rows is None:
+        rows = []
+        for label, res in results.items():
+            for coords, point in res.points():
+                swept = {}
+                for axis, value in coords.items():
+                    paths = axis.split(",")
+                    swept.update(zip(paths, value) if len(paths) > 1 else [(axis, value)])
+                rows.append({"label": label, "policy": res.config["policy"], "env": res.config["env"],
+                             "privatizer": res.config["privatizer"], "horizon": res.horizon, "runs": res.runs,
+                             "final_regret_mean": f"{point.mean()[-1]:.6g}", "final_regret_se": f"{point.se()[-1]:.6g}",
+                             "final_realized_regret_mean": f"{point.mean('regret')[-1]:.6g}",
+                             "final_realized_regret_se": f"{point.se('regret')[-1]:.6g}",
+                             "seconds": f"{res.seconds:.3f}",
+                             **{f"policy.{k}": _cell(v) for k, v in res.config["policy_params"].items()},
+                             **{k: _cell(v) for k, v in swept.items()}})  # swept values override the base ones
     fields = list(dict.fromkeys(k for r in rows for k in r))
     with open(path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=fields)

@@ -1,0 +1,63 @@
+"""The seed-001 experiments (gdp-ts-fig1 ... fig8) in their quick settings: they run, write their figures and a
+summary.csv whose numbers agree with the accounting and with the (b, c) rule of the paper's Section 5."""
+import csv
+
+import numpy as np
+import pytest
+
+import experiments
+from experiments import gdp_ts, runner
+
+
+def _rows(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def test_b_c_pairs_follow_the_minimal_c_rule():
+    pairs = gdp_ts.b_c_pairs(5.0, 100_000, 5, gdp_ts.B_GRID)
+    assert [b for b, _ in pairs] == [b for b in gdp_ts.B_GRID if b <= 3000]  # c = 4000/(b+1) >= 1
+    for b, c in pairs:
+        assert c == pytest.approx(100_000 / (25 * (b + 1)), rel=1e-6)
+    # bN >= T dropped
+    assert max(b for b, _ in gdp_ts.b_c_pairs(1.0, 20_000, 5, gdp_ts.B_GRID)) == 3000
+
+
+def test_fig1_and_fig6_summaries(tmp_path):
+    runner.run(experiments.load("gdp-ts-fig1"), str(tmp_path / "f1"), quick=True, progress=False, log=lambda *a: None)
+    rows = {r["label"]: r for r in _rows(tmp_path / "f1" / "summary.csv")}
+    assert float(rows["b=9, c=1"]["epsilon(delta=1e-06)"]) == pytest.approx(96.7173, rel=1e-5)
+    assert rows["b=4, c=1"]["epsilon(delta=0.01)"] == rows["b=0, c=5"]["epsilon(delta=0.01)"]  # only c(b+1) matters
+    assert (tmp_path / "f1" / "fig1.png").stat().st_size > 10_000
+    runner.run(experiments.load("gdp-ts-fig6"), str(tmp_path / "f6"), quick=True, progress=False, log=lambda *a: None)
+    rows = _rows(tmp_path / "f6" / "summary.csv")
+    for n in ("2", "10"):
+        by = {r["label"]: r for r in rows if r["num_arms"] == n}
+        for d in gdp_ts.TABLE_DELTAS:
+            col = f"epsilon(delta={d:g})"
+            g, r, s = (float(by[k][col]) for k in ("GDP (Thm 3)", "RDP (Thm 8)", "standard DP (Thm 7 + Cor. 1)"))
+            assert g < r < s and s > 7 * g
+    assert (tmp_path / "f6" / "fig6.png").exists() and (tmp_path / "f6" / "fig7.png").exists()
+
+
+def test_fig2_then_fig3_share_the_simulations(tmp_path):
+    out = str(tmp_path / "bern")
+    logs = []
+    results = runner.run(experiments.load("gdp-ts-fig2"), out, quick=True, progress=False, log=logs.append)
+    horizon, runs, b_grid = gdp_ts.settings(True)
+    rows = _rows(tmp_path / "bern" / "summary.csv")
+    assert len(rows) == sum(len(gdp_ts.b_c_pairs(eta, horizon, 5, b_grid)) for eta in gdp_ts.ETAS)
+    for r in rows:
+        eta = float(r["label"].split("eta=")[1])
+        b, c = float(r["policy.b"]), float(r["policy.c"])
+        assert c == pytest.approx(horizon / (eta ** 2 * (b + 1)), rel=1e-5)
+        assert int(r["runs"]) == runs and int(r["horizon"]) == horizon
+    # pre-pull regret is b·ΣΔ exactly, so large b costs at least that much
+    res = results["bernoulli eta=5"]
+    for (b, _), point in zip(next(iter(res.grid.values())), (p for _, p in res.points())):
+        assert point.mean()[-1] >= 1.25 * b - 1e-3
+    logs.clear()
+    runner.run(experiments.load("gdp-ts-fig3"), out, quick=True, progress=False, log=logs.append)
+    assert all("already done" in line for line in logs)
+    assert (tmp_path / "bern" / "fig2.png").exists() and (tmp_path / "bern" / "fig3.png").exists()
+    assert np.isfinite([float(r["final_realized_regret_mean"]) for r in _rows(tmp_path / "bern" / "summary.csv")]).all()
