@@ -137,11 +137,8 @@ def main():
     text = "\n".join(lines)
     print(text)
     if args.record:
-        path = os.path.join(os.path.dirname(__file__), "RESULTS.md")
-        old = open(path).read() if os.path.exists(path) else "# Benchmark results\n\n"
-        at = old.find("\n### ") + 1 or len(old)  # newest measurements first
-        with open(path, "w") as f:
-            f.write(old[:at] + text + "\n\n" + old[at:])
+        from results_file import record
+        record(text)
 
 
 if __name__ == "__main__":

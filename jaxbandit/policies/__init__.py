@@ -11,9 +11,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbandit import checks
+from jaxbandit.policies.elimination import dp_se
 from jaxbandit.policies.greedy import epsilon_greedy, uniform
 from jaxbandit.policies.thompson import gaussian_thompson, modified_thompson, thompson
-from jaxbandit.policies.ucb import klucb, ucb1
+from jaxbandit.policies.ucb import klucb, lazy_ucb, ucb1
 
 REGISTRY = {
     "thompson": (thompson, "Beta(1,1)-Bernoulli Thompson sampling; [0,1] rewards binarized by a Bernoulli trial"),
@@ -22,6 +23,8 @@ REGISTRY = {
                           "sqrt(T/(c(b+1)))-GDP (seed 001 Alg. 2)"),
     "ucb1": (ucb1, "UCB1: mean + sqrt(2 log t / n), each arm once first (Auer et al. 2002)"),
     "klucb": (klucb, "kl-UCB, Bernoulli KL, exploration log t + c log log t (Garivier & Cappé 2011)"),
+    "dp-se": (dp_se, "ε-DP successive elimination, Laplace epoch means (Sajed & Sheffet 2019)"),
+    "lazy-ucb": (lazy_ucb, "ε-DP Anytime-Lazy-UCB: doubling batches, Laplace, forgetting (Hu, Huang & Mehta 2021)"),
     "epsilon-greedy": (epsilon_greedy, "ε-greedy: random arm with probability epsilon, else best mean"),
     "uniform": (uniform, "uniformly random arm at every step"),
 }
