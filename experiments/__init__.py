@@ -18,6 +18,7 @@ REGISTRY = {
     "gdp-ts-fig5": ("experiments.gdp_ts_fig5", "seed 001 Fig. 5: final regret vs eta per b, truncated exponential"),
     "gdp-ts-fig6": ("experiments.gdp_ts_fig6", "seed 001 Figs 6-7: GDP vs RDP vs standard-DP curves of TS, N=2/10"),
     "gdp-ts-fig7": ("experiments.gdp_ts_fig7", "seed 001 Fig. 7: GDP vs RDP zoom for standard TS, T=1000"),
+    "gdp-ts-fig8": ("experiments.gdp_ts_fig8", "seed 001 Fig. 8: modified TS vs DP-SE and Anytime-Lazy-UCB at eps=4.9/35.6/96.7"),
 }
 
 

@@ -61,3 +61,21 @@ def test_fig2_then_fig3_share_the_simulations(tmp_path):
     assert all("already done" in line for line in logs)
     assert (tmp_path / "bern" / "fig2.png").exists() and (tmp_path / "bern" / "fig3.png").exists()
     assert np.isfinite([float(r["final_realized_regret_mean"]) for r in _rows(tmp_path / "bern" / "summary.csv")]).all()
+
+
+def test_fig8_quick(tmp_path):
+    from experiments import gdp_ts_fig8
+    eps = gdp_ts_fig8.epsilons()
+    np.testing.assert_allclose(eps, [4.88655, 35.56634, 96.71727], rtol=1e-5)  # the paper's 4.88, 35.57, 96.71
+    results = runner.run(experiments.load("gdp-ts-fig8"), str(tmp_path), quick=True, progress=False,
+                         log=lambda *a: None)
+    picks = gdp_ts_fig8.chosen(results)
+    for eta, (i, (b, c)) in picks.items():
+        tune = results[f"modified-thompson eta={eta:g} tuning"]
+        assert tune.mean("regret")[i, -1] == tune.mean("regret")[:, -1].min()
+        assert tune.config["seed"] != results[f"modified-thompson eta={eta:g}"].config["seed"]  # no selection bias
+    rows = _rows(tmp_path / "summary.csv")
+    dpse = [r for r in rows if r["label"] == "dp-se"]
+    assert [float(r["policy.epsilon"]) for r in dpse] == pytest.approx(eps, rel=1e-5)
+    assert all(float(r["policy.beta"]) == pytest.approx(1 / gdp_ts.settings(True)[0]) for r in dpse)
+    assert (tmp_path / "fig8.png").exists()

@@ -86,3 +86,38 @@ def test_more_noise_means_more_regret_and_b0_large_c_is_near_uniform():
     uniform_regret = 2000 * np.mean(GAPS)
     assert final[0].mean() < 0.25 * uniform_regret
     assert final[1].mean() > 0.8 * uniform_regret
+
+
+def test_privacy_audit_of_one_round():
+    """Seed 001 App. A.2: a round of Algorithm 2 is 1/sqrt(c(n_j+1)) <= 1/sqrt(c(b+1))-GDP for the arm j holding
+    the differing reward. Audit it on the policy's own `select`: two neighbouring states differ in one reward of
+    arm 0 (S_0 = 2 vs 3 after b = 4 pre-pulls); arm 1 is known almost exactly (n_1 = 10^6), so 'arm 0 is played'
+    is a threshold event on θ_0, the most revealing one. (1) The Monte-Carlo frequencies match the exact
+    probabilities Φ((μ̂_0 − μ̂_1)/sqrt(c/(n_0+1) + c/(n_1+1))); (2) the audited lower bound
+    μ_LB = Φ⁻¹(p0_lower) − Φ⁻¹(p1_upper) (Clopper–Pearson at false-alarm rate ALPHA) does not exceed the claimed
+    η_round and reaches at least 90% of it (the claim is tight, and a looser noise scale would be caught)."""
+    from scipy import stats
+
+    from jaxbandit.privacy import thompson as ts_privacy
+    from tests.helpers import ALPHA, Z
+    b, c, m = 4, 2.0, 1_000_000
+    policy, params = policies.make("modified-thompson", 2, b=b, c=c)
+    n1 = 1_000_000
+    base = policy.init(params)._replace(counts=jnp.asarray([b, n1]), step=jnp.int32(2 * b))
+    keys = jax.random.split(jax.random.key(11), m)
+    freqs, exact = [], []
+    for s0 in (2.0, 3.0):
+        state = base._replace(sums=jnp.asarray([s0, 0.5 * (n1 + 1)]))
+        arms = jax.jit(jax.vmap(lambda k: policy.select(StepRandom(k, jax.random.normal(k, (2,))), state, params)))(keys)
+        freqs.append(int(np.sum(np.asarray(arms) == 0)))
+        gap = s0 / (b + 1) - 0.5
+        exact.append(stats.norm.cdf(gap / np.sqrt(c / (b + 1) + c / (n1 + 1))))
+    for k, p in zip(freqs, exact):
+        assert abs(k / m - p) < Z * np.sqrt(p * (1 - p) / m)
+    # Clopper–Pearson bounds (two-sided, ALPHA split over the two estimates)
+    p_low = stats.beta.ppf(ALPHA / 4, freqs[1], m - freqs[1] + 1)   # neighbour with the larger reward
+    p_up = stats.beta.ppf(1 - ALPHA / 4, freqs[0] + 1, m - freqs[0])
+    mu_lb = stats.norm.ppf(p_low) - stats.norm.ppf(p_up)
+    claimed = 1 / np.sqrt(c * (b + 1))
+    assert claimed == pytest.approx(float(ts_privacy.eta(b, c, 1)))  # per-round value = η at T = 1
+    assert 0.9 * claimed <= mu_lb <= claimed
