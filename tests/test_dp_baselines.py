@@ -14,15 +14,20 @@ from jaxbandit.policies.elimination import epoch_pulls
 from jaxbandit.types import StepRandom
 
 
-def drive(policy, params, rewards, noise):
-    """Arms chosen by ``policy`` when round t's reward of arm a is rewards[t, a] and its block noise is noise[t]."""
+def trajectory(policy, params, rewards, noise):
+    """(arms, states) of ``policy`` when round t's reward of arm a is rewards[t, a] and its block noise is noise[t]
+    (traceable)."""
     def step(state, xs):
         row, nz = xs
         rng = StepRandom(jax.random.key(0), nz)
         arm = policy.select(rng, state, params)
         return policy.update(rng, state, arm, row[arm], params), (arm, state)
 
-    _, (arms, states) = jax.jit(lambda r, n: jax.lax.scan(step, policy.init(params), (r, n)))(rewards, noise)
+    return jax.lax.scan(step, policy.init(params), (rewards, noise))[1]
+
+
+def drive(policy, params, rewards, noise):
+    arms, states = jax.jit(lambda r, n: trajectory(policy, params, r, n))(rewards, noise)
     return np.asarray(arms), states
 
 
@@ -169,3 +174,65 @@ def test_regret_sanity_and_more_privacy_costs_more(name):
 def test_parameter_errors(name, bad, match):
     with pytest.raises(ValueError, match=match):
         policies.make(name, 3, **bad)
+
+
+# ------------------------------------------------------------------------------------------ privacy audits
+def laplace_difference_tail(d):
+    """P(L0 − L1 > d) for independent Lap(1) variables: ½ e^{−d}(1 + d/2) for d ≥ 0 (symmetric)."""
+    d = np.asarray(d, float)
+    tail = 0.5 * np.exp(-np.abs(d)) * (1 + np.abs(d) / 2)
+    return np.where(d >= 0, tail, 1 - tail)
+
+
+def audit(freqs, m, exact, eps):
+    """Monte-Carlo frequencies of one output event under two neighbouring inputs: they match the exact
+    probabilities (z-test at ALPHA), the exact ratio is within e^ε, and the Clopper–Pearson lower bound on the
+    privacy loss, log(p_hi_lower / p_lo_upper), does not exceed ε."""
+    from scipy import stats
+
+    from tests.helpers import ALPHA, Z
+    for k, p in zip(freqs, exact):
+        assert abs(k / m - p) < Z * np.sqrt(p * (1 - p) / m)
+    hi, lo = (0, 1) if exact[0] >= exact[1] else (1, 0)
+    assert exact[hi] <= math.exp(eps) * exact[lo]
+    p_hi_low = stats.beta.ppf(ALPHA / 4, freqs[hi], m - freqs[hi] + 1)
+    p_lo_up = stats.beta.ppf(1 - ALPHA / 4, freqs[lo] + 1, m - freqs[lo])
+    assert math.log(p_hi_low / p_lo_up) <= eps
+
+
+def test_dpse_elimination_audit():
+    """Neighbouring reward sequences differ in one reward of arm 0 in epoch 1 (epoch sums s0 = R/2 + 1 vs R/2);
+    the output event is 'arm 1 is eliminated at the end of epoch 1', drawn with the policy's own noise."""
+    eps, m = 0.5, 400_000
+    policy, params = policies.make("dp-se", 2, epsilon=eps, beta=0.5)
+    base = policy.init(params)
+    R = int(base.pulls)
+    l8, l4 = math.log(8 * 2 / 0.5), math.log(4 * 2 / 0.5)
+    width = math.sqrt(l8 / (2 * R)) + l4 / (eps * R)
+    keys = jax.random.split(jax.random.key(5), m)
+    freqs, exact = [], []
+    for s0 in (R / 2 + 1, R / 2):
+        s = base._replace(sums=jnp.asarray([s0, R / 2 - 0.5 - 2 * width * R]), played=jnp.int32(2 * R - 1))
+        step = lambda k: policy.update(StepRandom(k, policy.draw(k, 1, params)[0]), s, jnp.int32(1),
+                                       jnp.float32(0.5), params).active[1]
+        kept = np.asarray(jax.jit(jax.vmap(step))(keys))
+        freqs.append(int(np.sum(~kept)))
+        gap = (s0 - (R / 2 - 2 * width * R)) / R  # μ̄_0 − μ̄_1
+        exact.append(float(laplace_difference_tail(eps * R * (2 * width - gap))))
+    audit(freqs, m, exact, eps)
+
+
+def test_lazy_ucb_first_comparison_audit():
+    """Rounds 1-2 play both arms once; round 3 plays the arm with the larger noisy mean. Neighbours differ in
+    arm 0's first reward (1 vs 0; arm 1's is 0.5). Event: round 3 plays arm 0."""
+    eps, m = 1.0, 400_000
+    policy, params = policies.make("lazy-ucb", 2, epsilon=eps)
+    keys = jax.random.split(jax.random.key(6), m)
+    freqs, exact = [], []
+    for x0 in (1.0, 0.0):
+        rewards = jnp.asarray([[x0, 0.5]] * 3, jnp.float32)
+        run = lambda k: trajectory(policy, params, rewards, policy.draw(k, 3, params))[0][2]
+        third = np.asarray(jax.jit(jax.vmap(run))(keys))
+        freqs.append(int(np.sum(third == 0)))
+        exact.append(float(laplace_difference_tail(eps * (0.5 - x0))))
+    audit(freqs, m, exact, eps)

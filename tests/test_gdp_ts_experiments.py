@@ -79,3 +79,13 @@ def test_fig8_quick(tmp_path):
     assert [float(r["policy.epsilon"]) for r in dpse] == pytest.approx(eps, rel=1e-5)
     assert all(float(r["policy.beta"]) == pytest.approx(1 / gdp_ts.settings(True)[0]) for r in dpse)
     assert (tmp_path / "fig8.png").exists()
+
+
+def test_fig4_fig5_fig7_quick(tmp_path):
+    for exp_id, sub, png in [("gdp-ts-fig4", "texp", "fig4.png"), ("gdp-ts-fig5", "texp", "fig5.png"),
+                             ("gdp-ts-fig7", "f7", "fig7.png")]:
+        runner.run(experiments.load(exp_id), str(tmp_path / sub), quick=True, progress=False, log=lambda *a: None)
+        assert (tmp_path / sub / png).stat().st_size > 10_000
+    rows = _rows(tmp_path / "texp" / "summary.csv")
+    assert {r["env"] for r in rows} == {"truncexp"} and all(float(r["final_regret_mean"]) > 0 for r in rows)
+    assert [r["label"] for r in _rows(tmp_path / "f7" / "summary.csv")] == ["GDP (Thm 3)", "RDP (Thm 8)"]
