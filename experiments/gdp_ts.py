@@ -123,6 +123,26 @@ def privacy_curves(curves) -> dict:
         return {name: np.asarray(fn(deltas)) for name, fn in curves.items()}
 
 
+def privacy_figure(panels, title, logy=True, width=5.5):
+    """ε against δ (log axes): ``panels`` is a list of ``(panel title, {name: fn(deltas) -> epsilons})``."""
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, len(panels), figsize=(width * len(panels), 4.4), sharey=True, squeeze=False)
+    for ax, (panel_title, curves) in zip(axes[0], panels):
+        for name, eps in privacy_curves(curves).items():
+            ax.plot(delta_grid(), eps, lw=1.6, label=name)
+        ax.set_xscale("log")
+        if logy:
+            ax.set_yscale("log")
+        ax.set_xlabel("δ")
+        ax.set_title(panel_title, fontsize=10)
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=8, loc="best")
+    axes[0][0].set_ylabel("ε such that (ε, δ)-DP holds")
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
 def privacy_rows(curves, **extra) -> list[dict]:
     """summary.csv rows: one per curve, ε at the TABLE_DELTAS."""
     import jax

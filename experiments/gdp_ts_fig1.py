@@ -32,19 +32,8 @@ def summary_rows(results):
 
 
 def figures(results, out_dir):
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.4), sharey=True)
-    for ax, (curves, what) in zip(axes, zip(_curves(), ("b (c = 1)", "c (b = 0)"))):
-        for name, eps in gdp_ts.privacy_curves(curves).items():
-            ax.plot(gdp_ts.delta_grid(), eps, lw=1.6, label=name)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("δ")
-        ax.set_title(f"varying {what}", fontsize=10)
-        ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=8)
-    axes[0].set_ylabel("ε such that (ε, δ)-DP holds")
-    fig.suptitle(f"Seed 001 Fig. 1: modified TS is sqrt(T/(c(b+1)))-GDP (Theorem 4), T = {gdp_ts.PRIVACY_HORIZON}",
-                 fontsize=11)
-    fig.tight_layout()
+    left, right = _curves()
+    fig = gdp_ts.privacy_figure(
+        [("varying b (c = 1)", left), ("varying c (b = 0)", right)],
+        f"Seed 001 Fig. 1: modified TS is sqrt(T/(c(b+1)))-GDP (Theorem 4), T = {gdp_ts.PRIVACY_HORIZON}")
     plotting.save(fig, os.path.join(out_dir, "fig1.png"))

@@ -38,38 +38,14 @@ def summary_rows(results):
 
 
 def figure6():
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, len(ARMS), figsize=(11, 4.4), sharey=True)
-    for ax, n in zip(axes, ARMS):
-        for name, eps in gdp_ts.privacy_curves(curves(n)).items():
-            ax.plot(gdp_ts.delta_grid(), eps, lw=1.6, label=name)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("δ")
-        ax.set_title(f"N = {n} arms", fontsize=10)
-        ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=8)
-    axes[0].set_ylabel("ε such that (ε, δ)-DP holds")
-    fig.suptitle(f"Seed 001 Fig. 6: privacy of standard Thompson sampling, T = {T}: GDP vs RDP vs standard DP",
-                 fontsize=11)
-    fig.tight_layout()
-    return fig
+    return gdp_ts.privacy_figure([(f"N = {n} arms", curves(n)) for n in ARMS],
+                                 f"Seed 001 Fig. 6: privacy of standard Thompson sampling, T = {T}: "
+                                 "GDP vs RDP vs standard DP")
 
 
 def figure7():
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
-    for name, eps in gdp_ts.privacy_curves(curves()).items():
-        ax.plot(gdp_ts.delta_grid(), eps, lw=1.6, label=name)
-    ax.set_xscale("log")
-    ax.set_xlabel("δ")
-    ax.set_ylabel("ε such that (ε, δ)-DP holds")
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=9)
-    ax.set_title(f"Seed 001 Fig. 7: GDP vs RDP for standard TS, T = {T}\n(neither depends on the number of arms)",
-                 fontsize=10)
-    fig.tight_layout()
-    return fig
+    return gdp_ts.privacy_figure([("neither depends on the number of arms", curves())],
+                                 f"Seed 001 Fig. 7: GDP vs RDP for standard TS, T = {T}", logy=False, width=6.4)
 
 
 def figures(results, out_dir):

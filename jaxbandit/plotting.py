@@ -5,7 +5,6 @@ import matplotlib
 
 matplotlib.use("Agg", force=False)
 import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
 
 BAND_Z = 2.0  # bands are mean ± 2 standard errors over runs
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from jaxbandit import policies, prng, simulate, sweep
+from jaxbandit import policies, prng, simulate
 from jaxbandit.engine import _ADVANCE_CACHE
 from jaxbandit.policies.common import argmax_random_tie
 from jaxbandit.policies.ucb import bernoulli_kl, klucb_index

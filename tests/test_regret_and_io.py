@@ -7,7 +7,6 @@ import sys
 import numpy as np
 import pytest
 
-import jaxbandit
 from jaxbandit import Results, simulate, sweep
 from tests.helpers import Z
 
