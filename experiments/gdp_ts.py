@@ -51,6 +51,11 @@ def regret_configs(env, quick: bool) -> list[Config]:
             for eta in ETAS]
 
 
+def b_c_points(res):
+    """``((b, c), Results)`` for every grid point of a sweep over the joint (b, c) axis."""
+    return zip(next(iter(res.grid.values())), (point for _, point in res.points()))
+
+
 def _b_colors(bs):
     import matplotlib.pyplot as plt
     all_b = sorted(set(bs))
@@ -66,7 +71,7 @@ def regret_curves_figure(results, env, figure_number):
     colors = _b_colors([b for res in results.values() for b, _ in next(iter(res.grid.values()))])
     for ax, label in zip(axes[0], labels):
         res = results[label]
-        for (b, c), point in zip(next(iter(res.grid.values())), (p for _, p in res.points())):
+        for (b, c), point in b_c_points(res):
             plotting.plot_regret(ax, point, label=f"({int(b)}, {c:.4g})", metric=METRIC, color=colors[b])
         ax.set_title(f"η = {label.split('eta=')[1]} GDP", fontsize=10)
         ax.set_xlabel("t (rounds)")
@@ -87,7 +92,7 @@ def final_regret_by_eta_figure(results, env, figure_number):
     by_b = {}
     for label, res in results.items():
         eta = float(label.split("eta=")[1])
-        for (b, _), point in zip(next(iter(res.grid.values())), (p for _, p in res.points())):
+        for (b, _), point in b_c_points(res):
             by_b.setdefault(b, []).append((eta, point.mean(METRIC)[-1], point.se(METRIC)[-1]))
     colors = _b_colors(list(by_b))
     for b, rows in sorted(by_b.items()):

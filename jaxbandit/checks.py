@@ -38,6 +38,14 @@ def in_range(name: str, value, low: float = -math.inf, high: float = math.inf, *
     return arr
 
 
+def concrete_in_range(name: str, value, low: float = -math.inf, high: float = math.inf, **kw) -> None:
+    """``in_range`` for values that are known now; traced values (inside jit, vmap or grad) are skipped, since
+    they can only be checked by the caller that made them concrete."""
+    import jax
+    if not isinstance(value, jax.core.Tracer):
+        in_range(name, np.asarray(value, dtype=np.float64), low, high, **kw)
+
+
 def same_length(**arrays) -> int:
     """Check that every named per-arm array has the same length; returns it."""
     lengths = {k: np.shape(v)[0] if np.ndim(v) else None for k, v in arrays.items()}

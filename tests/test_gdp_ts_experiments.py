@@ -54,7 +54,7 @@ def test_fig2_then_fig3_share_the_simulations(tmp_path):
         assert int(r["runs"]) == runs and int(r["horizon"]) == horizon
     # pre-pull regret is b·ΣΔ exactly, so large b costs at least that much
     res = results["bernoulli eta=5"]
-    for (b, _), point in zip(next(iter(res.grid.values())), (p for _, p in res.points())):
+    for (b, _), point in gdp_ts.b_c_points(res):
         assert point.mean()[-1] >= 1.25 * b - 1e-3
     logs.clear()
     runner.run(experiments.load("gdp-ts-fig3"), out, quick=True, progress=False, log=logs.append)

@@ -18,7 +18,6 @@ import math
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax.scipy.special import erfcx, ndtr, ndtri
 
 from jaxbandit import checks
@@ -30,12 +29,6 @@ _BISECTIONS = 80  # halvings of the bracket: below one ulp of the root in float6
 def _floats(*xs):
     dtype = jnp.result_type(*xs, float)
     return tuple(jnp.asarray(x, dtype) for x in xs)
-
-
-def _check(name, value, low, high=math.inf, **kw):
-    """Host-side range check of concrete inputs (traced values are the caller's responsibility)."""
-    if not isinstance(value, jax.core.Tracer):
-        checks.in_range(name, np.asarray(value, dtype=np.float64), low, high, **kw)
 
 
 def _terms(epsilon, eta):
@@ -77,8 +70,8 @@ def delta(epsilon, eta):
     Returns:
       δ in [0, 1), in the floating dtype of the inputs (float32 unless x64 is enabled).
     """
-    _check("epsilon", epsilon, 0.0)
-    _check("eta", eta, 0.0, low_open=True)
+    checks.concrete_in_range("epsilon", epsilon, 0.0)
+    checks.concrete_in_range("eta", eta, 0.0, low_open=True)
     return _delta_jit(*_floats(epsilon, eta))
 
 
@@ -125,8 +118,8 @@ def epsilon(delta_target, eta):
       delta_target: δ in (0, 1).
       eta: GDP parameter η > 0.
     """
-    _check("delta", delta_target, 0.0, 1.0, low_open=True, high_open=True)
-    _check("eta", eta, 0.0, low_open=True)
+    checks.concrete_in_range("delta", delta_target, 0.0, 1.0, low_open=True, high_open=True)
+    checks.concrete_in_range("eta", eta, 0.0, low_open=True)
     return _epsilon_jit(*_floats(delta_target, eta))
 
 
@@ -168,8 +161,8 @@ def eta_for(epsilon, delta_target):
       epsilon: ε ≥ 0.
       delta_target: δ in (0, 1).
     """
-    _check("epsilon", epsilon, 0.0)
-    _check("delta", delta_target, 0.0, 1.0, low_open=True, high_open=True)
+    checks.concrete_in_range("epsilon", epsilon, 0.0)
+    checks.concrete_in_range("delta", delta_target, 0.0, 1.0, low_open=True, high_open=True)
     return _eta_jit(*_floats(epsilon, delta_target))
 
 
@@ -189,7 +182,7 @@ def rdp_epsilon(delta_target, eta):
     Minimising over α > 1 (α* = 1 + sqrt(2 log(1/δ))/η) gives ε = η²/2 + η sqrt(2 log(1/δ)). For standard TS
     (η² = T/2) this is Theorem 8's T/4 + sqrt(T log(1/δ)); for Algorithm 2 γ(α) = αT/(2c(b+1)).
     """
-    _check("delta", delta_target, 0.0, 1.0, low_open=True, high_open=True)
-    _check("eta", eta, 0.0, low_open=True)
+    checks.concrete_in_range("delta", delta_target, 0.0, 1.0, low_open=True, high_open=True)
+    checks.concrete_in_range("eta", eta, 0.0, low_open=True)
     delta_target, eta = _floats(delta_target, eta)
     return eta * eta / 2 + eta * jnp.sqrt(-2 * jnp.log(delta_target))

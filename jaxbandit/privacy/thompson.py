@@ -26,12 +26,10 @@ from jaxbandit.privacy import gdp
 
 
 def _check_design(b, c, horizon, num_arms, tight):
-    if not isinstance(horizon, jax.core.Tracer):
-        checks.in_range("horizon", horizon, 1.0)
-    if not isinstance(b, jax.core.Tracer):
-        checks.in_range("b", b, 0.0)
-    if c is not None and not isinstance(c, jax.core.Tracer):
-        checks.in_range("c", c, 0.0, low_open=True)
+    checks.concrete_in_range("horizon", horizon, 1.0)
+    checks.concrete_in_range("b", b, 0.0)
+    if c is not None:
+        checks.concrete_in_range("c", c, 0.0, low_open=True)
     if tight and num_arms is None:
         raise ValueError("tight=True counts only the T - bN data-dependent rounds: pass num_arms (N)")
     if num_arms is not None:
@@ -103,8 +101,8 @@ def min_scale(b, horizon, num_arms, *, eta_budget=None, epsilon=None, delta=None
         if epsilon is None or delta is None:
             raise ValueError("an (epsilon, delta) budget needs both epsilon and delta")
         eta_budget = gdp.eta_for(epsilon, delta)
-    elif not isinstance(eta_budget, jax.core.Tracer):
-        checks.in_range("eta_budget", eta_budget, 0.0, low_open=True)
+    else:
+        checks.concrete_in_range("eta_budget", eta_budget, 0.0, low_open=True)
     _check_design(b, None, horizon, num_arms, tight)
     b, horizon, eta_budget = jnp.broadcast_arrays(*gdp._floats(b, horizon, eta_budget))
     rounds, floor = _rounds_and_floor(b, horizon, num_arms, tight)
@@ -126,8 +124,7 @@ def advanced_composition_epsilon(delta_target, horizon, num_arms, grid=2048):
     Not a certified bound: Theorem 6 rests on a lemma (the paper's Lemma 13) whose constant is more optimistic
     than any Gaussian shift bound allows (digest §3.5, erratum); use it only to reproduce the paper's curve.
     """
-    if not isinstance(delta_target, jax.core.Tracer):
-        checks.in_range("delta", delta_target, 0.0, 1.0, low_open=True, high_open=True)
+    checks.concrete_in_range("delta", delta_target, 0.0, 1.0, low_open=True, high_open=True)
     checks.positive_int("num_arms", num_arms, minimum=2)
     checks.positive_int("horizon", horizon)
     (delta_target,) = gdp._floats(delta_target)
