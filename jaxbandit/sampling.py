@@ -261,13 +261,15 @@ def _resolve(keys, x, params, attempt):
     ``_ROUNDS_PER_ITER`` proposals for each at once, as one (rounds, cap)
     array; an entry takes its first accepted proposal (standard rejection
     sampling with i.i.d. proposals) or stays pending.  A step typically needs a
-    single iteration (XLA:CPU loop iterations are expensive).  Proposal r of
-    iteration i of an entry uses round counter i * R + r, i.e.
-    _entry_uniforms(its key, its index within S, counter): a pure function of
-    (key, entry, counter), so the compaction does not change the result as
-    long as nothing overflows the buffer.  (An entry left out of a full buffer
-    simply gets the counters of a later iteration, never used before; which
-    iteration does not depend on its own randomness, so it stays exact.)
+    single iteration (XLA:CPU loop iterations are expensive).  Each entry
+    counts the proposals it has used: its j-th fallback proposal is
+    _entry_uniforms(its key, its index within S, j), whichever iteration it is
+    evaluated in.  So an entry's value is a pure function of its own key,
+    index and parameters, even when the buffer overflows and it waits for a
+    later iteration: a batch element's draws never depend on the other
+    elements of the batch (a run simulated alone equals itself in any batch,
+    bit for bit).  (Counting by iteration instead, as before, tied a waiting
+    entry's counters to how many other entries were pending.)
     """
     shape, dtype = x.shape, x.dtype
     nb = shape[-1]
@@ -281,22 +283,23 @@ def _resolve(keys, x, params, attempt):
     columns = [p.reshape(-1) for p in params] + [flat_iota % nb, flat_iota // nb]
 
     def body(state):
-        it, xf = state
+        xf, used = state
         idx = _compact_idx(jnp.isnan(xf), cap)
         *ps, run, entry = (jnp.take(c, idx, mode="clip") for c in columns)
         full = (rounds, cap)
         bc = lambda v: jnp.broadcast_to(v[None], full)
-        counter = it * rounds + lax.broadcasted_iota(jnp.uint32, full, 0)
+        counter = bc(jnp.take(used, idx, mode="clip")) + lax.broadcasted_iota(jnp.uint32, full, 0)
         u1, u2 = _entry_uniforms(bc(jnp.take(k0, run)), bc(jnp.take(k1, run)), bc(entry), counter, dtype)
         acc, v = attempt(u1, u2, *(p[None] for p in ps))
         # first accepted round via argmax + gather: a chain of per-round selects
         # fuses with the rounds into one slow kernel on XLA:CPU
         first = jnp.argmax(acc, axis=0)
         xb = jnp.where(jnp.any(acc, axis=0), jnp.take_along_axis(v, first[None], axis=0)[0], jnp.nan)
-        return it + 1, xf.at[idx].set(xb, mode="drop")  # padding indices are dropped
+        # padding indices (= total) are dropped
+        return xf.at[idx].set(xb, mode="drop"), used.at[idx].add(jnp.uint32(rounds), mode="drop")
 
-    _, xf = lax.while_loop(
-        lambda st: jnp.any(jnp.isnan(st[1])), body, (jnp.asarray(0, jnp.uint32), x.reshape(-1))
+    xf, _ = lax.while_loop(
+        lambda st: jnp.any(jnp.isnan(st[0])), body, (x.reshape(-1), jnp.zeros(total, jnp.uint32))
     )
     return xf.reshape(shape)
 

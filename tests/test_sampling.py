@@ -268,6 +268,29 @@ def test_jit_and_vmap_equal_unbatched_loop():
     np.testing.assert_array_equal(vv[0, 2], jax.jit(sampling.beta)(keys[2], 2.5, 3.5))
 
 
+def test_batch_element_independent_of_the_others_when_the_fallback_overflows():
+    """A batch element's draws are a pure function of its own key, noise and shapes, even when more entries are
+    pending than the fallback buffer holds (1/12 of the batch) and some wait for later loop iterations: element 0
+    computed alone equals element 0 in a batch whose other elements all fall back (forced rejection), and in a
+    batch where none of them do."""
+    k, runs = 20, 60
+    a = jnp.full((k, runs), 3.5, jnp.float32)
+    b = jnp.full((k, runs), 7.0, jnp.float32)
+    keys = jax.random.split(jax.random.key(8), runs)
+    noise = sampling.draw_beta_noise(jax.random.key(9), (k, runs)).uniform  # (k, runs, 2)
+    reject = jnp.broadcast_to(jnp.asarray([0.9, 1 - 2.0**-24], jnp.float32), noise.shape)
+    assert not bool(jnp.any(sampling._cheng_attempt(reject[..., 0], reject[..., 1], sampling._beta_consts(a, b))[0]))
+    # element 0: its own noise, with half of its entries forced to the fallback too
+    own = noise[:, 0].at[: k // 2].set(reject[: k // 2, 0])
+    batched = jax.jit(jax.vmap(sampling.beta, in_axes=(0, -1, -1, -2), out_axes=-1))
+    alone = beta_j(keys[0], a[:, 0], b[:, 0], sampling.BetaNoise(own))
+    for others in (reject, noise):  # all others pending (buffer overflows) / almost none pending
+        u = others.at[:, 0].set(own)
+        together = batched(keys, a, b, sampling.BetaNoise(u))
+        np.testing.assert_array_equal(together[:, 0], alone)
+    assert_beta_exact(batched(keys, a, b, sampling.BetaNoise(reject)).reshape(1, -1), [(3.5, 7.0)])
+
+
 def test_raw_uint32_keys_accepted():
     x = sampling.beta(jax.random.PRNGKey(0), jnp.full(4, 2.0), 3.0)
     assert x.shape == (4,) and bool(jnp.all((x > 0) & (x < 1)))
