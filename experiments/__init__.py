@@ -19,6 +19,10 @@ REGISTRY = {
     "gdp-ts-fig6": ("experiments.gdp_ts_fig6", "seed 001 Figs 6-7: GDP vs RDP vs standard-DP curves of TS, N=2/10"),
     "gdp-ts-fig7": ("experiments.gdp_ts_fig7", "seed 001 Fig. 7: GDP vs RDP zoom for standard TS, T=1000"),
     "gdp-ts-fig8": ("experiments.gdp_ts_fig8", "seed 001 Fig. 8: modified TS vs DP-SE and Anytime-Lazy-UCB at eps=4.9/35.6/96.7"),
+    "ldp-ts-fig2": ("experiments.ldp_ts_fig2", "seed 000 Fig. 2: TS / UCB on LDP bits, linear / quadratic / exponential, "
+                    "eps 0.5..inf, testbed20"),
+    "ldp-ts-rankflip": ("experiments.ldp_ts_rankflip", "seed 000: non-linear mechanisms that make another arm "
+                        "privatized-best (linear regret)"),
 }
 
 

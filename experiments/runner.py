@@ -49,26 +49,32 @@ def run(module, out_dir: str, quick: bool = False, progress: bool = True, log=pr
     return results
 
 
+def default_rows(results: dict) -> list[dict]:
+    """One row per configuration (per grid point of a sweep), with a column per parameter of the policy and the
+    privatizer and per swept parameter (a joint axis such as ``("policy.b", "policy.c")`` gives one column per
+    path). Experiments extend these rows in their ``summary_rows``."""
+    rows = []
+    for label, res in results.items():
+        for coords, point in res.points():
+            swept = {}
+            for axis, value in coords.items():
+                paths = axis.split(",")
+                swept.update(zip(paths, value) if len(paths) > 1 else [(axis, value)])
+            rows.append({"label": label, "policy": res.config["policy"], "env": res.config["env"],
+                         "privatizer": res.config["privatizer"], "horizon": res.horizon, "runs": res.runs,
+                         "final_regret_mean": f"{point.mean()[-1]:.6g}", "final_regret_se": f"{point.se()[-1]:.6g}",
+                         "final_realized_regret_mean": f"{point.mean('regret')[-1]:.6g}",
+                         "final_realized_regret_se": f"{point.se('regret')[-1]:.6g}",
+                         "seconds": f"{res.seconds:.3f}",
+                         **{f"policy.{k}": _cell(v) for k, v in res.config["policy_params"].items()},
+                         **{f"privatizer.{k}": _cell(v) for k, v in res.config["privatizer_params"].items()},
+                         **{k: _cell(v) for k, v in swept.items()}})  # swept values override the base ones
+    return rows
+
+
 def write_summary(results: dict, path: str, rows: list | None = None) -> None:
-    """One row per configuration (per grid point of a sweep), with a column per swept parameter (a joint axis
-    such as ``("policy.b", "policy.c")`` gives one column per path). ``rows`` replaces them where an experiment
-    has no simulations (e.g. privacy curves)."""
-    if rows is None:
-        rows = []
-        for label, res in results.items():
-            for coords, point in res.points():
-                swept = {}
-                for axis, value in coords.items():
-                    paths = axis.split(",")
-                    swept.update(zip(paths, value) if len(paths) > 1 else [(axis, value)])
-                rows.append({"label": label, "policy": res.config["policy"], "env": res.config["env"],
-                             "privatizer": res.config["privatizer"], "horizon": res.horizon, "runs": res.runs,
-                             "final_regret_mean": f"{point.mean()[-1]:.6g}", "final_regret_se": f"{point.se()[-1]:.6g}",
-                             "final_realized_regret_mean": f"{point.mean('regret')[-1]:.6g}",
-                             "final_realized_regret_se": f"{point.se('regret')[-1]:.6g}",
-                             "seconds": f"{res.seconds:.3f}",
-                             **{f"policy.{k}": _cell(v) for k, v in res.config["policy_params"].items()},
-                             **{k: _cell(v) for k, v in swept.items()}})  # swept values override the base ones
+    """summary.csv: ``rows`` (an experiment's ``summary_rows``) or `default_rows`."""
+    rows = default_rows(results) if rows is None else rows
     fields = list(dict.fromkeys(k for r in rows for k in r))
     with open(path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=fields)

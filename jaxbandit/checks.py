@@ -7,22 +7,23 @@ import math
 import numpy as np
 
 
-def as_array(name: str, value, *, ndim: int | None = None) -> np.ndarray:
-    """``value`` as a float64 numpy array, rejecting NaN/inf and wrong ranks."""
+def as_array(name: str, value, *, ndim: int | None = None, allow_inf: bool = False) -> np.ndarray:
+    """``value`` as a float64 numpy array, rejecting NaN, wrong ranks and (unless ``allow_inf``) ±inf."""
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as err:
         raise ValueError(f"{name}={value!r} is not numeric") from err
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name}={value!r} must have {ndim} dimension(s), got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}={_fmt(value)} must be finite (no NaN or inf)")
+    if np.any(np.isnan(arr)) or not allow_inf and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}={_fmt(value)} must be {'a number (no NaN)' if allow_inf else 'finite (no NaN or inf)'}")
     return arr
 
 
 def in_range(name: str, value, low: float = -math.inf, high: float = math.inf, *,
              low_open: bool = False, high_open: bool = False) -> np.ndarray:
-    """Check that every entry of ``value`` lies in the interval; NaN/inf are rejected unless a bound is inf."""
+    """Check that every entry of ``value`` lies in the interval. NaN is always rejected; ±inf only passes a closed
+    infinite bound (``high=inf`` with ``high_open=False``)."""
     arr = np.asarray(value, dtype=np.float64)
     if np.any(np.isnan(arr)):
         raise ValueError(f"{name}={_fmt(value)} must not be NaN; valid range {_interval(low, high, low_open, high_open)}")
@@ -63,6 +64,31 @@ def positive_int(name: str, value, minimum: int = 1) -> int:
     if value < minimum:
         raise ValueError(f"{name}={value!r} is outside the valid range [{minimum}, inf)")
     return int(value)
+
+
+def with_params(component, **params):
+    """``component.default_params`` (a policy's or privatizer's) with fields replaced, checked by the component's
+    ``validate`` and cast to the defaults' dtypes. Infinite values pass through to ``validate``, which decides
+    (a privatizer's ε = ∞ means no privacy)."""
+    import jax.numpy as jnp
+    default = component.default_params
+    fields = getattr(default, "_fields", ())
+    unknown = set(params) - set(fields)
+    if unknown:
+        valid = ", ".join(fields) if fields else "none"
+        raise ValueError(f"unknown parameter(s) {sorted(unknown)} for {component.name}; valid: {valid}")
+    values = {}
+    for f, v in params.items():
+        arr = as_array(f"{component.name} parameter {f}", v, allow_inf=True)
+        dtype = jnp.asarray(getattr(default, f)).dtype
+        if jnp.issubdtype(dtype, jnp.integer) and not np.all(np.isfinite(arr)):
+            raise ValueError(f"{component.name} parameter {f}={v!r} must be a finite integer")
+        if jnp.issubdtype(dtype, jnp.integer) and not np.all(arr == np.round(arr)):
+            raise ValueError(f"{component.name} parameter {f}={v!r} must be an integer")
+        values[f] = jnp.asarray(arr, dtype=dtype)
+    p = default._replace(**values) if values else default
+    component.validate(p)
+    return p
 
 
 def known_name(kind: str, name: str, valid) -> None:

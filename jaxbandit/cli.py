@@ -83,7 +83,7 @@ def cmd_privacy(args) -> int:
     from jaxbandit.privacy import thompson as ts_privacy
     checks.known_name("policy with privacy accounting", args.policy, PRIVATE_TS)
     horizon = checks.positive_int("horizon", args.horizon)
-    params = policies.with_params(policies.get(args.policy, args.arms or 1),
+    params = checks.with_params(policies.get(args.policy, args.arms or 1),
                                   **_key_values(args.policy_param, "--policy-param"))
     b, c = (params.b, params.c) if args.policy == "modified-thompson" else (0, 1.0)
     import jax

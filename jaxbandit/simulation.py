@@ -246,7 +246,7 @@ def _set(obj, path, value):
         part = parts[i]
         if i == len(parts) - 1:
             old = getattr(node, part) if not part.isdigit() else node[int(part)]
-            arr = checks.as_array(path, value)
+            arr = checks.as_array(path, value, allow_inf=True)  # ranges: the component's validate
             if arr.shape != np.shape(old):
                 raise ValueError(f"grid value for {path} has shape {arr.shape}, expected {np.shape(old)}")
             new = jnp.asarray(arr, dtype=jnp.asarray(old).dtype)

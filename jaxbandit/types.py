@@ -47,6 +47,9 @@ class Env(NamedTuple):
       support: ``(params) -> (low, high)`` host-side bounds of the rewards (numpy floats).
       validate: ``(params) -> None`` host-side check raising ``ValueError`` naming parameter, value, range.
       default_params: params with every field shaped (K,).
+      second_moments: ``(params) -> f[K]`` E[R²] per arm, or ``None`` where a family has no closed form.
+      mgf: ``(s, params) -> f[K]`` E[e^{sR}] per arm, or ``None``. (Both give the privatized means of the
+        non-linear mechanisms of seed 000.)
     """
 
     name: str
@@ -57,6 +60,8 @@ class Env(NamedTuple):
     support: Callable
     validate: Callable
     default_params: Params
+    second_moments: Callable | None = None
+    mgf: Callable | None = None
 
 
 class Privatizer(NamedTuple):

@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxbandit import policies, simulate
+from jaxbandit import checks, policies, simulate
 from jaxbandit.policies.elimination import epoch_pulls
 from jaxbandit.types import StepRandom
 
@@ -63,7 +63,7 @@ def dpse_reference(rewards, laplace, eps, beta):
 
 
 def test_epoch_pulls_formula():
-    params = policies.with_params(policies.get("dp-se", 5), epsilon=0.5, beta=1e-5)
+    params = checks.with_params(policies.get("dp-se", 5), epsilon=0.5, beta=1e-5)
     for s, e in [(5, 1), (5, 3), (3, 2), (2, 6)]:
         l8, l4 = math.log(8 * s * e * e / 1e-5), math.log(4 * s * e * e / 1e-5)
         gap = 2.0 ** -e
@@ -166,10 +166,12 @@ def test_regret_sanity_and_more_privacy_costs_more(name):
 
 
 @pytest.mark.parametrize("name,bad,match", [
-    ("dp-se", {"epsilon": 0.0}, r"epsilon=0 .*outside the valid range \(0, inf\]"),
+    ("dp-se", {"epsilon": 0.0}, r"epsilon=0 .*outside the valid range \(0, inf\)"),
+    ("dp-se", {"epsilon": float("inf")}, r"epsilon=inf .*outside the valid range \(0, inf\)"),
+    ("lazy-ucb", {"c2": float("inf")}, r"c2=inf .*outside the valid range \[0, inf\)"),
     ("dp-se", {"beta": 1.0}, r"beta=1 .*outside the valid range \(0, 1\)"),
     ("lazy-ucb", {"epsilon": -1.0}, r"epsilon=-1 .*outside"),
-    ("lazy-ucb", {"c1": -0.1}, r"c1=-0.1 .*outside the valid range \[0, inf\]"),
+    ("lazy-ucb", {"c1": -0.1}, r"c1=-0.1 .*outside the valid range \[0, inf\)"),
 ])
 def test_parameter_errors(name, bad, match):
     with pytest.raises(ValueError, match=match):

@@ -68,11 +68,11 @@ def test_grid_over_b_and_c_compiles_once():
 
 
 def test_parameter_errors():
-    with pytest.raises(ValueError, match=r"b=-1 .*outside the valid range \[0, inf\]"):
+    with pytest.raises(ValueError, match=r"b=-1 .*outside the valid range \[0, inf\)"):
         policies.make("modified-thompson", 3, b=-1)
     with pytest.raises(ValueError, match=r"modified-thompson parameter b=1.5 must be an integer"):
         policies.make("modified-thompson", 3, b=1.5)
-    with pytest.raises(ValueError, match=r"c=0 .*outside the valid range \(0, inf\]"):
+    with pytest.raises(ValueError, match=r"c=0 .*outside the valid range \(0, inf\)"):
         policies.make("modified-thompson", 3, c=0.0)
     with pytest.raises(ValueError, match=r"c=nan"):
         policies.make("modified-thompson", 3, c=float("nan"))

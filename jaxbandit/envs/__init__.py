@@ -3,7 +3,8 @@
 Families (one value per arm, scalars broadcast): ``bernoulli(means)``, ``gaussian(means, stds=1, low=-inf,
 high=inf)``, ``truncexp(rates)``, ``beta(alpha, beta)``, ``uniform(low, high)``,
 ``two-point(low, high, p_high)``; and ``mixture(arms=[(family, {field: value}), ...])`` for a bandit whose
-arms come from different families.
+arms come from different families. Named instances of the papers (``INSTANCES``, e.g. ``testbed20``) take no
+parameters.
 """
 from __future__ import annotations
 
@@ -13,8 +14,20 @@ from jaxbandit import checks
 from jaxbandit.envs.distributions import (FAMILIES, MixtureParams, family_env, family_params, mixture_env,
                                           open_uniform, pick)
 
+# The 20-arm testbed of seed 000 Sec. 5 (copied there from Ren et al. 2020), best arm first: means 0.9 / 0.8 /
+# 0.7 / 0.6 / 0.5 by arm type; E[R²] 0.9 / 2/3 / 0.58 / 0.6 / 1/3.
+TESTBED20 = ([("bernoulli", {"means": 0.9})] + [("beta", {"alpha": 4.0, "beta": 1.0})] * 5
+             + [("two-point", {"low": 0.4, "high": 1.0, "p_high": 0.5})] * 5
+             + [("bernoulli", {"means": 0.6})] * 5 + [("uniform", {"low": 0.0, "high": 1.0})] * 4)
+
+INSTANCES = {
+    "testbed20": (TESTBED20, "seed 000 Sec. 5: Bernoulli(0.9), 5 Beta(4,1), 5 uniform on {0.4, 1}, "
+                             "5 Bernoulli(0.6), 4 Uniform[0,1]"),
+}
+
 DESCRIPTIONS = {name: fam.description for name, fam in FAMILIES.items()}
 DESCRIPTIONS["mixture"] = "per-arm mixture of the families above: arms=[(family, {field: value}), ...]"
+DESCRIPTIONS.update({name: desc for name, (_, desc) in INSTANCES.items()})
 
 
 def names():
@@ -27,6 +40,12 @@ def make(name: str, **params):
     Example: ``env, p = make("bernoulli", means=[0.1, 0.5, 0.9])``.
     """
     checks.known_name("environment", name, DESCRIPTIONS)
+    if name in INSTANCES:
+        if params:
+            raise ValueError(f"environment {name!r} is a fixed instance and takes no parameters, got "
+                             f"{sorted(params)}")
+        env, p = make("mixture", arms=INSTANCES[name][0])
+        return env._replace(name=name), p
     if name == "mixture":
         arms = params.pop("arms", None)
         if params:
@@ -60,5 +79,5 @@ def _scalar(family, field, value):
     return value
 
 
-__all__ = ["FAMILIES", "DESCRIPTIONS", "MixtureParams", "family_env", "mixture_env", "family_params", "make",
+__all__ = ["FAMILIES", "DESCRIPTIONS", "INSTANCES", "TESTBED20", "MixtureParams", "family_env", "mixture_env", "family_params", "make",
            "names", "open_uniform", "pick"]

@@ -48,6 +48,8 @@ class Family(NamedTuple):
     support: Callable             # (*field arrays, numpy) -> (low, high)
     validate: Callable            # (**field arrays, numpy) -> None
     needs_beta_noise: bool = False
+    second_moment: Callable | None = None   # (*field arrays) -> E[R²] (jnp), None: no closed form here
+    mgf: Callable | None = None             # (s, *field arrays) -> E[e^{sR}] (jnp)
 
 
 def _bernoulli_validate(means):
@@ -92,6 +94,23 @@ def _beta_sample(u, noise, key, alpha, beta):
     return sampling.beta(key, alpha, beta, noise)
 
 
+def _beta_second_moment(a, b):
+    return a * (a + 1) / ((a + b) * (a + b + 1))
+
+
+def _beta_mgf(s, a, b):
+    """E[e^{sR}] of Beta(a, b): Kummer's 1F1(a; a + b; s)."""
+    return jax.scipy.special.hyp1f1(a, a + b, s * jnp.ones_like(a))
+
+
+def _uniform_mgf(s, low, high):
+    """(e^{s·high} − e^{s·low}) / (s (high − low)), written as e^{s·low} expm1(x)/x with x = s (high − low)."""
+    x = s * (high - low)
+    small = jnp.abs(x) < 1e-4
+    ratio = jnp.where(small, 1 + x / 2 + x * x / 6, jnp.expm1(x) / jnp.where(small, 1.0, x))
+    return jnp.exp(s * low) * ratio
+
+
 def _uniform_validate(low, high):
     checks.as_array("low", low)
     checks.as_array("high", high)
@@ -109,7 +128,8 @@ FAMILIES = {
     f.name: f for f in [
         Family("bernoulli", "Bernoulli(mean) rewards in {0, 1}", ("means",), {},
                lambda u, n, k, m: (u < m).astype(u.dtype), lambda m: m,
-               lambda m: (0.0, 1.0), _bernoulli_validate),
+               lambda m: (0.0, 1.0), _bernoulli_validate,
+               second_moment=lambda m: m, mgf=lambda s, m: 1 - m + m * jnp.exp(s)),
         Family("gaussian", "N(mean, std^2), optionally clipped to [low, high]", ("means", "stds", "low", "high"),
                {"stds": 1.0, "low": -_INF, "high": _INF},
                lambda u, n, k, m, s, lo, hi: jnp.clip(m + s * ndtri(u), lo, hi), _gaussian_mean,
@@ -121,14 +141,16 @@ FAMILIES = {
                _beta_sample, lambda a, b: a / (a + b), lambda a, b: (0.0, 1.0),
                lambda alpha, beta: (checks.in_range("alpha", alpha, 0.0, _INF, low_open=True, high_open=True),
                                     checks.in_range("beta", beta, 0.0, _INF, low_open=True, high_open=True)),
-               needs_beta_noise=True),
+               needs_beta_noise=True, second_moment=_beta_second_moment, mgf=_beta_mgf),
         Family("uniform", "uniform on [low, high]", ("low", "high"), {},
                lambda u, n, k, lo, hi: lo + (hi - lo) * u, lambda lo, hi: (lo + hi) / 2,
-               lambda lo, hi: (float(np.min(lo)), float(np.max(hi))), _uniform_validate),
+               lambda lo, hi: (float(np.min(lo)), float(np.max(hi))), _uniform_validate,
+               second_moment=lambda lo, hi: (lo * lo + lo * hi + hi * hi) / 3, mgf=_uniform_mgf),
         Family("two-point", "high with probability p_high, else low", ("low", "high", "p_high"), {},
                lambda u, n, k, lo, hi, p: jnp.where(u < p, hi, lo), lambda lo, hi, p: lo + p * (hi - lo),
                lambda lo, hi, p: (float(np.min(np.minimum(lo, hi))), float(np.max(np.maximum(lo, hi)))),
-               _two_point_validate),
+               _two_point_validate, second_moment=lambda lo, hi, p: lo * lo + p * (hi * hi - lo * lo),
+               mgf=lambda s, lo, hi, p: (1 - p) * jnp.exp(s * lo) + p * jnp.exp(s * hi)),
     ]
 }
 
@@ -201,9 +223,17 @@ def _build(name: str, layout: _Layout, *, single: bool) -> Env:
         which = pick(jnp.asarray(arm_family), arm)
         return jnp.select([which == i for i in range(len(rewards))], rewards)
 
-    def means(params):
-        per_family = [fam.mean(*p) for fam, p in zip(fams, components(params))]
+    def per_arm(per_family):
         return per_family[0] if single else jnp.take(jnp.concatenate(per_family), jnp.asarray(order, jnp.int32))
+
+    def means(params):
+        return per_arm([fam.mean(*p) for fam, p in zip(fams, components(params))])
+
+    def second_moments(params):
+        return per_arm([fam.second_moment(*p) for fam, p in zip(fams, components(params))])
+
+    def mgf(s, params):
+        return per_arm([fam.mgf(s, *p) for fam, p in zip(fams, components(params))])
 
     def support(params):
         bounds = [fam.support(*[np.asarray(v) for v in p]) for fam, p in zip(fams, components(params))]
@@ -225,7 +255,9 @@ def _build(name: str, layout: _Layout, *, single: bool) -> Env:
                for i, f in enumerate(fams)]
     return Env(name=layout.families[0] if single else name, num_arms=num_arms, draw=draw, sample=sample,
                means=means, support=support, validate=validate,
-               default_params=default[0] if single else MixtureParams(tuple(default)))
+               default_params=default[0] if single else MixtureParams(tuple(default)),
+               second_moments=second_moments if all(f.second_moment for f in fams) else None,
+               mgf=mgf if all(f.mgf for f in fams) else None)
 
 
 def family_params(family: str, **fields):

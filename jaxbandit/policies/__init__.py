@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import functools
 
-import jax.numpy as jnp
-import numpy as np
-
 from jaxbandit import checks
 from jaxbandit.policies.elimination import dp_se
 from jaxbandit.policies.greedy import epsilon_greedy, uniform
@@ -45,24 +42,4 @@ def get(name: str, num_arms: int):
 def make(name: str, num_arms: int, **params):
     """``(policy, params)``: the registered policy with its defaults overridden by ``params``."""
     policy = get(name, num_arms)
-    return policy, with_params(policy, **params)
-
-
-def with_params(component, **params):
-    """``component.default_params`` with fields replaced, checked and cast to the defaults' dtypes."""
-    default = component.default_params
-    fields = getattr(default, "_fields", ())
-    unknown = set(params) - set(fields)
-    if unknown:
-        valid = ", ".join(fields) if fields else "none"
-        raise ValueError(f"unknown parameter(s) {sorted(unknown)} for {component.name}; valid: {valid}")
-    values = {}
-    for f, v in params.items():
-        arr = checks.as_array(f"{component.name} parameter {f}", v)
-        dtype = jnp.asarray(getattr(default, f)).dtype
-        if jnp.issubdtype(dtype, jnp.integer) and not np.all(arr == np.round(arr)):
-            raise ValueError(f"{component.name} parameter {f}={v!r} must be an integer")
-        values[f] = jnp.asarray(arr, dtype=dtype)
-    p = default._replace(**values) if values else default
-    component.validate(p)
-    return p
+    return policy, checks.with_params(policy, **params)

@@ -96,7 +96,7 @@ def dp_se(num_arms: int) -> Policy:
         return jax.tree.map(lambda a, b: jnp.where(done, a, b), new, old)
 
     def validate(params):
-        checks.in_range("epsilon", params.epsilon, 0.0, low_open=True)
+        checks.in_range("epsilon", params.epsilon, 0.0, low_open=True, high_open=True)
         checks.in_range("beta", params.beta, 0.0, 1.0, low_open=True, high_open=True)
 
     return Policy("dp-se", num_arms, init, draw, select, update, validate,

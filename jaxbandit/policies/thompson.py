@@ -123,8 +123,8 @@ def modified_thompson(num_arms: int) -> Policy:
         return ModifiedState(state.sums + hit.astype(state.sums.dtype) * obs, state.counts + hit, state.step + 1)
 
     def validate(params):
-        checks.in_range("b", params.b, 0.0)
-        checks.in_range("c", params.c, 0.0, low_open=True)
+        checks.in_range("b", params.b, 0.0, high_open=True)
+        checks.in_range("c", params.c, 0.0, low_open=True, high_open=True)
 
     return Policy("modified-thompson", num_arms, init, draw, select, update, validate,
                   ModifiedParams(b=jnp.asarray(0, jnp.int32), c=jnp.asarray(1.0)))

@@ -164,9 +164,9 @@ def lazy_ucb(num_arms: int) -> Policy:
                             jnp.where(done, 0.0, buffer), jnp.where(done, 0, filled), state.t + 1)
 
     def validate(params):
-        checks.in_range("epsilon", params.epsilon, 0.0, low_open=True)
-        checks.in_range("c1", params.c1, 0.0)
-        checks.in_range("c2", params.c2, 0.0)
+        checks.in_range("epsilon", params.epsilon, 0.0, low_open=True, high_open=True)
+        checks.in_range("c1", params.c1, 0.0, high_open=True)
+        checks.in_range("c2", params.c2, 0.0, high_open=True)
 
     return Policy("lazy-ucb", num_arms, init, draw, select, update, validate,
                   LazyUCBParams(epsilon=jnp.asarray(1.0), c1=jnp.asarray(1.5), c2=jnp.asarray(3.0)),

@@ -1,11 +1,12 @@
-"""Local channels between the user and the learner (stateless, PRNG-keyed).
+"""Local channels between the user and the learner (stateless, PRNG-keyed): a registry from names to
+factories ``(**params) -> (Privatizer, params)``, one file per family of mechanisms.
 
-Only the identity channel lives here so far; the local-DP mechanisms of the seed papers register themselves
-in ``REGISTRY`` with a factory ``(**params) -> (Privatizer, params)``.
+  bernoulli.py  seed 000's Bernoulli mechanisms `linear`, `quadratic`, `exponential` (ε-LDP, one output bit)
 """
 from __future__ import annotations
 
 from jaxbandit import checks
+from jaxbandit.privatizers import bernoulli
 from jaxbandit.types import EmptyParams, Privatizer, no_draw, no_validate
 
 IDENTITY = Privatizer(name="identity", draw=no_draw, apply=lambda rng, reward, params: reward,
@@ -18,7 +19,14 @@ def _identity(**params):
     return IDENTITY, EmptyParams()
 
 
-REGISTRY = {"identity": (_identity, "no privacy: the learner sees the reward itself")}
+REGISTRY = {
+    "identity": (_identity, "no privacy: the learner sees the reward itself"),
+    "linear": (bernoulli.factory(bernoulli.LINEAR),
+               "ε-LDP bit, p(r) = ((e^ε−1)r + 1)/(e^ε+1) (seed 000 Cor. 1; CTB of Ren et al. 2020); ε=inf: p(r)=r"),
+    "quadratic": (bernoulli.factory(bernoulli.QUADRATIC),
+                  "ε-LDP bit, p(r) = ((e^ε−1−b)r² + br + 1)/(e^ε+1), b in [0, 2(e^ε−1)] (seed 000 Cor. 1)"),
+    "exponential": (bernoulli.factory(bernoulli.EXPONENTIAL), "ε-LDP bit, p(r) = e^(εr)/(e^ε+1) (seed 000 Cor. 1)"),
+}
 
 
 def names():
