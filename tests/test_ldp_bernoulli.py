@@ -305,3 +305,19 @@ def test_learner_posterior_counts_only_the_bits():
     np.testing.assert_array_equal(s + f, np.asarray(state.run.counts))
     np.testing.assert_array_equal((s + f).sum(0), horizon)
 
+
+
+def test_cli_run_with_a_bernoulli_mechanism(tmp_path, capsys):
+    import json
+
+    from jaxbandit import cli
+    out = tmp_path / "run.json"
+    argv = ["run", "--env", "testbed20", "--policy", "ucb1", "--privatizer", "quadratic", "--epsilon", "1",
+            "--horizon", "100", "--runs", "4"]
+    assert cli.main(argv + ["--privatizer-param", "b=0.5", "--json", str(out)]) == 0
+    config = json.loads(out.read_text())["config"]
+    assert config["privatizer"] == "quadratic" and config["privatizer_params"] == {"b": 0.5, "epsilon": 1.0}
+    capsys.readouterr()
+    assert cli.main(argv + ["--privatizer-param", "b=4"]) == 2
+    assert "b=4 is outside the valid range [0, 2(e^ε - 1)] = [0, 3.43656] for epsilon=1" in capsys.readouterr().err
+    assert cli.main(argv[:-4] + ["--epsilon", "inf", "--horizon", "100", "--runs", "4"]) == 0

@@ -1,0 +1,74 @@
+"""Wall time of a seed paper's full reproduction, compilation included, as a user would run it:
+
+    python benchmarks/bench_reproduction.py SEED [--record] [--out DIR]     # SEED: seed000 or seed001
+
+seed000 (issue 4): ldp-ts-fig2 and ldp-ts-rankflip at T = 10^5, 200 runs (the paper: 50 trials, no timing).
+seed001 (issue 3, item 8): gdp-ts-fig1 ... gdp-ts-fig8 at T = 10^5, 200 runs; Figs 3 and 5 reuse the
+simulations of Figs 2 and 4 (same output directory), as `jaxbandit reproduce ID --out DIR` does. Target: under
+5 minutes on the 2-core CPU (the paper: about 2 hours on an M1 Pro laptop, 10 runs).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.dirname(__file__))
+
+import experiments  # noqa: E402
+from experiments import runner  # noqa: E402
+
+# (experiment, output subdirectory): experiments sharing a subdirectory share simulations.
+PLANS = {
+    "seed000": dict(
+        plan=[("ldp-ts-fig2", "fig2"), ("ldp-ts-rankflip", "rankflip")],
+        section="## Seed 000 full reproduction (issue 4)",
+        settings="Full settings (testbed20, T = 10^5, 200 runs, ε ∈ {0.5, 1, 2, 4, ∞}, TS and UCB × 3 "
+                 "mechanisms; rank-flip experiment); wall time with compilation.", target=""),
+    "seed001": dict(
+        plan=[("gdp-ts-fig1", "fig1"), ("gdp-ts-fig2", "bernoulli"), ("gdp-ts-fig3", "bernoulli"),
+              ("gdp-ts-fig4", "truncexp"), ("gdp-ts-fig5", "truncexp"), ("gdp-ts-fig6", "fig6"),
+              ("gdp-ts-fig7", "fig6"), ("gdp-ts-fig8", "fig8")],
+        section="## Seed 001 full reproduction (issue 3, item 8)",
+        settings="Full settings (T = 10^5, 200 runs, 3 budgets η, b grids of experiments/gdp_ts.py); wall time "
+                 "with compilation; Figs 3/5 reuse Figs 2/4's simulations.", target="; target < 5 min"),
+}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("seed", choices=sorted(PLANS))
+    ap.add_argument("--record", action="store_true", help="insert the result into benchmarks/RESULTS.md")
+    ap.add_argument("--out", help="output directory (default: a temporary one)")
+    args = ap.parse_args()
+    spec = PLANS[args.seed]
+    out = args.out or tempfile.mkdtemp(prefix=f"{args.seed}-")
+    times = {}
+    t_all = time.perf_counter()
+    for exp_id, sub in spec["plan"]:
+        t0 = time.perf_counter()
+        runner.run(experiments.load(exp_id), os.path.join(out, sub), quick=False, progress=False, log=lambda *a: None)
+        times[exp_id] = time.perf_counter() - t0
+        print(f"{exp_id}: {times[exp_id]:.1f} s", flush=True)
+    total = time.perf_counter() - t_all
+    from bench_engine import machine
+    import jax
+    text = "\n".join([
+        f"### {datetime.datetime.now():%Y-%m-%d %H:%M} — {machine()}, jax {jax.__version__}",
+        spec["settings"], "",
+        "| experiment | seconds |", "|---|---|",
+        *[f"| {e} | {s:.1f} |" for e, s in times.items()],
+        f"| **total** | **{total:.1f}** ({total / 60:.2f} min{spec['target']}) |", ""])
+    print(text)
+    print(f"outputs in {out}")
+    if args.record:
+        from results_file import record
+        record(text, section=spec["section"])
+
+
+if __name__ == "__main__":
+    main()
