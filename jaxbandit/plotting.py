@@ -1,10 +1,12 @@
-"""Matplotlib figures (host side only)."""
+"""Matplotlib figures (host side only).
+
+The backend is left to matplotlib (it falls back to Agg on a machine without a display): forcing Agg here
+would switch a notebook's inline backend off as soon as jaxbandit.plotting is imported, and its figures would
+never show.
+"""
 from __future__ import annotations
 
-import matplotlib
-
-matplotlib.use("Agg", force=False)
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 BAND_Z = 2.0  # bands are mean ± 2 standard errors over runs
 
