@@ -66,6 +66,22 @@ def _finite(epsilon):
     return jnp.where(jnp.isinf(epsilon), jnp.ones_like(epsilon), epsilon)
 
 
+def _of_moments(mechanism, eps, params, first, second, scaled_exp):
+    """p written through what it is linear in: σ(−ε) + tanh(ε/2)·first (linear);
+    σ(−ε) + tanh(ε/2)·second + b σ(−ε)(first − second) (quadratic); σ(ε)·scaled_exp (exponential); with
+    (first, second, scaled_exp) = (r, r², e^{ε(r−1)}) it is p(r), with their expectations it is E[p(R)]. ε = ∞: first.
+    ``second`` / ``scaled_exp`` are thunks, evaluated only by the mechanism that needs them."""
+    e = _finite(eps)
+    if mechanism == "linear":
+        p = jax.nn.sigmoid(-e) + jnp.tanh(e / 2) * first
+    elif mechanism == "quadratic":
+        m2 = second(e)
+        p = jax.nn.sigmoid(-e) + jnp.tanh(e / 2) * m2 + jnp.asarray(params.b, eps.dtype) * jax.nn.sigmoid(-e) * (first - m2)
+    else:
+        p = jax.nn.sigmoid(e) * scaled_exp(e)
+    return jnp.where(jnp.isinf(eps), first, p)
+
+
 def probability(mechanism: str, reward, params):
     """Pr(Y = 1 | R = reward) of ``mechanism`` (jittable, differentiable in reward, ε and b).
 
@@ -78,15 +94,7 @@ def probability(mechanism: str, reward, params):
     checks.concrete_in_range("reward", reward, 0.0, 1.0)
     r = jnp.asarray(reward, dtype=jnp.result_type(float))
     eps = jnp.asarray(params.epsilon, dtype=r.dtype)
-    e = _finite(eps)
-    if mechanism == "linear":
-        p = jax.nn.sigmoid(-e) + jnp.tanh(e / 2) * r
-    elif mechanism == "quadratic":
-        r2 = r * r
-        p = jax.nn.sigmoid(-e) + jnp.tanh(e / 2) * r2 + jnp.asarray(params.b, r.dtype) * jax.nn.sigmoid(-e) * (r - r2)
-    else:
-        p = jax.nn.sigmoid(e) * jnp.exp(e * (r - 1))
-    return jnp.where(jnp.isinf(eps), r, p)
+    return _of_moments(mechanism, eps, params, r, lambda e: r * r, lambda e: jnp.exp(e * (r - 1)))
 
 
 def threshold(mechanism: str, reward, params):
@@ -121,15 +129,8 @@ def privatized_means(mechanism: str, params, env, env_params):
     checks.known_name("Bernoulli mechanism", mechanism, MECHANISMS)
     mu = env.means(env_params)
     eps = jnp.asarray(params.epsilon, dtype=mu.dtype)
-    e = _finite(eps)
-    if mechanism == "linear":
-        m = jax.nn.sigmoid(-e) + jnp.tanh(e / 2) * mu
-    elif mechanism == "quadratic":
-        m2 = _moment(env, "second_moments", env_params)
-        m = jax.nn.sigmoid(-e) + jnp.tanh(e / 2) * m2 + jnp.asarray(params.b, mu.dtype) * jax.nn.sigmoid(-e) * (mu - m2)
-    else:
-        m = _moment(env, "mgf", e, env_params) / (1 + jnp.exp(e))
-    return jnp.where(jnp.isinf(eps), mu, m)
+    return _of_moments(mechanism, eps, params, mu, lambda e: _moment(env, "second_moments", env_params),
+                       lambda e: jnp.exp(-e) * _moment(env, "mgf", e, env_params))
 
 
 def _moment(env, field, *args):
