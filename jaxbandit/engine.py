@@ -111,7 +111,7 @@ def _build_advance(env, policy, privatizer, num_blocks, steps, slots, unroll):
     def per_run_step(run: RunState, rng_e, rng_p, rng_q, params: SimParams, mu_star, gaps):
         arm = policy.select(rng_p, run.policy, params.policy)
         reward = env.sample(rng_e, arm, params.env)
-        obs = privatizer.apply(rng_q, reward, params.privatizer)
+        obs = privatizer.apply(rng_q, arm, reward, params.privatizer)
         pstate = policy.update(rng_p, run.policy, arm, obs, params.policy)
         counts = run.counts + (jnp.arange(K) == arm).astype(jnp.int32)
         # Kahan summation keeps the realized regret accurate over 10^7+ steps in float32.

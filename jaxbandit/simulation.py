@@ -265,6 +265,10 @@ def _validate_point(env, policy, privatizer, p: SimParams):
     env.validate(p.env)
     policy.validate(p.policy)
     privatizer.validate(p.privatizer)
+    for name, leaf in zip(getattr(p.privatizer, "_fields", ()), p.privatizer):
+        if np.ndim(leaf) == 1 and np.shape(leaf)[0] != env.num_arms:
+            raise ValueError(f"privatizer {privatizer.name!r} parameter {name} is per-arm with {np.shape(leaf)[0]} "
+                             f"entries, but environment {env.name!r} has {env.num_arms} arms")
     low, high = env.support(p.env)
     if privatizer.reward_range is not None:
         need = privatizer.reward_range

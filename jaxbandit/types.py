@@ -70,7 +70,9 @@ class Privatizer(NamedTuple):
     Attributes:
       name: registry name.
       draw: ``(key, steps, params) -> noise``.
-      apply: ``(rng: StepRandom, reward, params) -> observation``.
+      apply: ``(rng: StepRandom, arm, reward, params) -> observation``; ``arm`` is the pulled arm, for channels
+        whose corruption differs across arms (seed 002); leaves of ``params`` with one dimension are per-arm
+        (K entries).
       validate: host-side parameter check.
       default_params: parameters.
       reward_range: the rewards it accepts, ``(low, high)`` (``None``: any).

@@ -138,7 +138,7 @@ def bits(mechanism, params, rewards, seed):
     priv, _ = privatizers.make(mechanism, **params._asdict())
     key = prng.key(seed)
     u = priv.draw(key, len(rewards), params)
-    y = priv.apply(StepRandom(key, u), jnp.asarray(rewards, jnp.float32), params)
+    y = priv.apply(StepRandom(key, u), 0, jnp.asarray(rewards, jnp.float32), params)
     return np.asarray(y, np.float64)
 
 

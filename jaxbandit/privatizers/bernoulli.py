@@ -183,7 +183,7 @@ def _mechanism(name: str) -> Privatizer:
     default = (QuadraticParams(jnp.asarray(1.0), jnp.asarray(0.0)) if name == "quadratic"
                else EpsilonParams(jnp.asarray(1.0)))
 
-    def apply(rng, reward, params):
+    def apply(rng, arm, reward, params):
         # Y = 1{u < t(r)}, t(r) = p(r) snapped inside [g, 1 − g]: exactly ε-LDP in floating point (module doc).
         return (rng.noise < threshold(name, reward, params)).astype(reward.dtype)
 
