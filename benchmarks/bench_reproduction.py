@@ -1,11 +1,12 @@
 """Wall time of a seed paper's full reproduction, compilation included, as a user would run it:
 
-    python benchmarks/bench_reproduction.py SEED [--record] [--out DIR]     # SEED: seed000 or seed001
+    python benchmarks/bench_reproduction.py SEED [--record] [--out DIR]     # SEED: seed000, seed001, seed002
 
 seed000 (issue 4): ldp-ts-fig2 and ldp-ts-rankflip at T = 10^5, 200 runs (the paper: 50 trials, no timing).
 seed001 (issue 3, item 8): gdp-ts-fig1 ... gdp-ts-fig8 at T = 10^5, 200 runs; Figs 3 and 5 reuse the
 simulations of Figs 2 and 4 (same output directory), as `jaxbandit reproduce ID --out DIR` does. Target: under
 5 minutes on the 2-core CPU (the paper: about 2 hours on an M1 Pro laptop, 10 runs).
+seed002 (issue 5): corrupt-exp61, -exp62, -exp63 and corrupt-appendix at T = 10^5, 1000 runs (the paper's).
 """
 from __future__ import annotations
 
@@ -36,6 +37,12 @@ PLANS = {
         section="## Seed 001 full reproduction (issue 3, item 8)",
         settings="Full settings (T = 10^5, 200 runs, 3 budgets η, b grids of experiments/gdp_ts.py); wall time "
                  "with compilation; Figs 3/5 reuse Figs 2/4's simulations.", target="; target < 5 min"),
+    "seed002": dict(
+        plan=[("corrupt-exp61", "exp61"), ("corrupt-exp62", "exp62"), ("corrupt-exp63", "exp63"),
+              ("corrupt-appendix", "appendix")],
+        section="## Seed 002 full reproduction (issue 5)",
+        settings="Full settings (K = 10, T = 10^5, 1000 runs; Exp. 6.1: 7 algorithms; 6.2: 7 ε × 2; 6.3: 5 "
+                 "algorithms; Appendix III: all three on scenarios 3 and 4); wall time with compilation.", target=""),
 }
 
 

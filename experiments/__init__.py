@@ -23,6 +23,13 @@ REGISTRY = {
                     "eps 0.5..inf, testbed20"),
     "ldp-ts-rankflip": ("experiments.ldp_ts_rankflip", "seed 000: non-linear mechanisms that make another arm "
                         "privatized-best (linear regret)"),
+    "corrupt-exp61": ("experiments.corrupt_exp61", "seed 002 Fig. 2a: CF vs wrapper vs naive under per-arm randomized "
+                      "response, regret vs t with the lower bound"),
+    "corrupt-exp62": ("experiments.corrupt_exp62", "seed 002 Fig. 2b: kl-UCB-CF / TS-CF regret at T vs eps (1/8..8) with "
+                      "Cor. 3 and the lower bound"),
+    "corrupt-exp63": ("experiments.corrupt_exp63", "seed 002 Fig. 2c: local DP (eps=1 randomized response) vs global "
+                      "DP-UCB-INT / DP-UCB / DP-UCB-BOUND"),
+    "corrupt-appendix": ("experiments.corrupt_appendix", "seed 002 App. III: Exps 6.1-6.3 on scenarios 3 and 4"),
 }
 
 

@@ -1,0 +1,246 @@
+"""Shared settings and builders of the seed-002 reproductions ("Corrupt Bandits for Preserving Local Privacy",
+Gajane, Urvoy & Kaufmann, ALT 2018): corrupt-exp61, corrupt-exp62, corrupt-exp63 and corrupt-appendix.
+
+The paper's setting (spec §5): Bernoulli arms, T = 10^5, 1000 repetitions, K = 10 with μ = (0.9, 0.8, ..., 0.8).
+  6.1  randomized response with p00 = p11 = 0.6 for the optimal arm and 0.9 for the others; kl-UCB-CF, TS-CF,
+       WR kl-UCB, WR TS and kl-UCB, UCB1, TS on the raw feedback; "LB" = C_LB log t (Theorem 1).
+  6.2  ε-optimal randomized response (Eq. 5) on every arm, ε ∈ {1/8, ..., 8}; regret at T of kl-UCB-CF and TS-CF;
+       "UB" = Corollary 3 without its O(sqrt(log T)) term.
+  6.3  the same at ε = 1 against the global-DP DP-UCB-INT (ε = 1, v = 1.1; the paper's δ = e^-10 is the slack of
+       its privacy statement, not an input of the algorithm). We add DP-UCB and DP-UCB-BOUND at ε = 1.
+Unstated in the paper, our choices (spec §2, §7): exploration constant c = 3 in f(t) = log t + c log log t (the
+only value the paper writes, Theorem 2) for kl-UCB-CF, WR kl-UCB and naive kl-UCB alike; ties at random; indices
+unclipped; pseudo-regret Σ_a Δ_a N_a(t) on the true means.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from experiments.runner import Config
+from jaxbandit import theory
+from jaxbandit.policies.corrupt import channel_params
+from jaxbandit.privatizers import randomized_response as rr
+
+MAIN = (0.9,) + (0.8,) * 9
+SCENARIOS = {  # Appendix III, Table 1: the fully specified scenarios (1 and 2 were lost in extraction)
+    "scenario 3": (0.9, 0.8, 0.8, 0.8, 0.7, 0.7, 0.7, 0.6, 0.6, 0.6),
+    "scenario 4": (0.9,) + (0.6,) * 9,
+}
+EPSILONS = (1 / 8, 1 / 4, 1 / 2, 1.0, 2.0, 4.0, 8.0)
+C = 3.0
+GLOBAL_DP = {"epsilon": 1.0, "v": 1.1}
+GLOBAL_DELTA = math.exp(-10)
+
+EXP61_POLICIES = (  # (registry name, label, takes the channel, extra params)
+    ("klucb-cf", "kl-UCB-CF", True, {"c": C}),
+    ("ts-cf", "TS-CF", True, {}),
+    ("wr-klucb", "WR kl-UCB", True, {"c": C}),
+    ("wr-ts", "WR TS", True, {}),
+    ("klucb", "kl-UCB (naive)", False, {"c": C}),
+    ("ucb1", "UCB1 (naive)", False, {}),
+    ("thompson", "TS (naive)", False, {}),
+)
+CF_POLICIES = (("klucb-cf", "kl-UCB-CF", {"c": C}), ("ts-cf", "TS-CF", {}))
+GLOBAL_POLICIES = (("dp-ucb-int", "DP-UCB-INT (global)", GLOBAL_DP),
+                   ("dp-ucb", "DP-UCB (global)", {"epsilon": 1.0}),
+                   ("dp-ucb-bound", "DP-UCB-BOUND (global)", {"epsilon": 1.0}))
+
+
+def settings(quick: bool):
+    """(horizon, runs): the paper's 10^5 and 1000, or a quick 2000 and 24."""
+    return (2_000, 24) if quick else (100_000, 1000)
+
+
+def exp61_channel(means):
+    """6.1's corruption: p00 = p11 = 0.6 on the optimal arm, 0.9 elsewhere (per arm)."""
+    best = int(np.argmax(means))
+    p = np.where(np.arange(len(means)) == best, 0.6, 0.9)
+    return channel_params(p, p, len(means))
+
+
+def ldp_channel(epsilon, num_arms):
+    """The ε-optimal randomized response (Eq. 5) on every arm, stored ε-LDP (`rr.epsilon_optimal`)."""
+    return rr.epsilon_optimal(epsilon, num_arms)
+
+
+def _base(means, policy, horizon, runs, **kw):
+    return dict(env="bernoulli", env_params={"means": list(means)}, policy=policy, horizon=horizon, runs=runs,
+                seed=0, **kw)
+
+
+def exp61_configs(means, quick, prefix=""):
+    horizon, runs = settings(quick)
+    ch = exp61_channel(means)
+    return [Config(f"{prefix}{label}", _base(means, name, horizon, runs, privatizer="randomized-response",
+                                             privatizer_params=ch, policy_params={**(ch if cf else {}), **extra}))
+            for name, label, cf, extra in EXP61_POLICIES]
+
+
+def exp62_configs(means, quick, prefix=""):
+    """One ε sweep per CF policy (one compilation): the channel and the policy's knowledge of it move jointly."""
+    horizon, runs = settings(quick)
+    K = len(means)
+    axis = ("privatizer.p00", "privatizer.p11", "policy.p00", "policy.p11")
+    values = []
+    for eps in EPSILONS:
+        ch = ldp_channel(eps, K)
+        values.append((ch["p00"], ch["p11"], ch["p00"], ch["p11"]))
+    ch1 = ldp_channel(1.0, K)
+    return [Config(f"{prefix}{label} vs epsilon",
+                   _base(means, name, horizon, runs, privatizer="randomized-response", privatizer_params=ch1,
+                         policy_params={**ch1, **extra}, grid={axis: values}))
+            for name, label, extra in CF_POLICIES]
+
+
+def exp63_configs(means, quick, prefix=""):
+    horizon, runs = settings(quick)
+    ch = ldp_channel(1.0, len(means))
+    local = [Config(f"{prefix}{label} (local, eps=1)", _base(means, name, horizon, runs, privatizer="randomized-response",
+                                                             privatizer_params=ch, policy_params={**ch, **extra}))
+             for name, label, extra in CF_POLICIES]
+    central = [Config(f"{prefix}{label}", _base(means, name, horizon, runs, policy_params=dict(params)))
+               for name, label, params in GLOBAL_POLICIES]
+    return local + central
+
+
+def epsilon_of(p00) -> float:
+    """The ε of an ε-optimal channel from its stored p (inverse of Eq. 5), rounded to the grid's value."""
+    p = float(np.ravel(p00)[0])
+    eps = math.log(p / (1 - p))
+    return min(EPSILONS, key=lambda e: abs(e - eps))
+
+
+def bounds_row(means, p00, p11, horizon):
+    """Theory columns of summary.csv for an instance and channel."""
+    return {"C_LB": f"{theory.corrupt_lower_bound_constant(means, p00, p11):.6g}",
+            "lower_bound_at_T": f"{float(theory.corrupt_lower_bound(means, p00, p11, horizon)):.6g}",
+            "klucb_cf_finite_bound_at_T": f"{float(theory.klucb_cf_bound(means, p00, p11, horizon)):.6g}",
+            "rr_upper_bound_at_T": f"{float(theory.rr_upper_bound(means, p00, p11, horizon)):.6g}"}
+
+
+def global_dp_level(horizon) -> str:
+    """DP-UCB-INT's (ε_total, δ) at the paper's setting, by advanced composition (our reading)."""
+    from jaxbandit.policies.dp_ucb import dp_ucb_int_privacy
+    eps = dp_ucb_int_privacy(GLOBAL_DP["epsilon"], GLOBAL_DP["v"], GLOBAL_DELTA, horizon)
+    return f"{eps:.3g}"
+
+
+def instance_label(means) -> str:
+    mu = np.asarray(means)
+    return "μ = (" + ", ".join(f"{m:g}" for m in mu) + ")" if len(set(mu[1:])) > 1 else \
+        f"μ = ({mu[0]:g}, {mu[1]:g} × {len(mu) - 1})"
+
+
+# ------------------------------------------------------------------------------------------------- figures
+
+def _lb_curve(ax, t, means, p00, p11, label="LB: C_LB log t (Thm 1)"):
+    t = np.asarray(t, np.float64)
+    t = t[t >= 2]
+    c_lb = theory.corrupt_lower_bound_constant(means, p00, p11)
+    ax.plot(t, c_lb * np.log(t), color="black", ls="--", lw=1.4, label=f"{label}, C_LB = {c_lb:.4g}")
+
+
+def exp61_panel(ax, results, means, prefix="", zoom=False):
+    """Regret against t of 6.1's algorithms with the LB curve (zoom: the CF algorithms and the bounds only)."""
+    from jaxbandit import plotting
+    ch = exp61_channel(means)
+    for name, label, _, _ in EXP61_POLICIES:
+        if zoom and name not in ("klucb-cf", "ts-cf"):
+            continue
+        plotting.plot_regret(ax, results[f"{prefix}{label}"], label=label)
+    res = results[f"{prefix}{EXP61_POLICIES[0][1]}"]
+    _lb_curve(ax, res.t, means, ch["p00"], ch["p11"])
+    if zoom:
+        t = res.t[res.t >= 3].astype(np.float64)
+        ax.plot(t, theory.klucb_cf_bound(means, ch["p00"], ch["p11"], t), color="gray", ls=":",
+                label="kl-UCB-CF bound (Thm 2, finite-time)")
+    ax.set_xlabel("t (rounds)")
+    ax.set_ylabel("pseudo-regret  Σ Δ_a N_a(t)")
+    ax.grid(alpha=0.3)
+    if zoom:
+        ax.set_yscale("log")
+    ax.legend(fontsize=7.5, loc="lower right" if zoom else "center left")
+
+
+def exp62_panel(ax, results, means, prefix=""):
+    """Regret at T against ε (log-log) for the CF algorithms, with Corollary 3's UB and the LB at T."""
+    from jaxbandit import plotting
+    res0 = results[f"{prefix}{CF_POLICIES[0][1]} vs epsilon"]
+    horizon = res0.horizon
+    eps = np.asarray(EPSILONS)
+    for (name, label, _), marker in zip(CF_POLICIES, "os"):
+        res = results[f"{prefix}{label} vs epsilon"]
+        ax.errorbar(eps, res.mean()[:, -1], yerr=plotting.BAND_Z * res.se()[:, -1], marker=marker, ms=5, capsize=2,
+                    label=label)
+    grid = np.geomspace(eps[0], eps[-1], 200)
+    ps = [rr.optimal_p(e) for e in grid]
+    ax.plot(grid, [theory.ldp_rr_upper_bound(means, e, horizon) for e in grid], color="gray", ls=":",
+            label="UB: Cor. 3 without O(sqrt(log T))")
+    ax.plot(grid, [float(theory.corrupt_lower_bound(means, p, p, horizon)) for p in ps], color="black", ls="--",
+            label="LB: C_LB log T (Thm 1)")
+    mu = np.asarray(means)
+    uniform = float(np.mean(mu.max() - mu)) * horizon
+    ax.axhline(uniform, color="tab:red", lw=1, label=f"uniform play, {uniform:.4g}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(eps, [f"{e:g}" for e in eps])
+    ax.minorticks_off()
+    ax.set_xlabel("ε (ε-optimal randomized response on every arm, Eq. 5)")
+    ax.set_ylabel(f"pseudo-regret at T = {horizon}")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7.5, loc="lower left")
+
+
+def exp63_panel(ax, results, means, prefix=""):
+    from jaxbandit import plotting
+    for name, label, _ in CF_POLICIES:
+        plotting.plot_regret(ax, results[f"{prefix}{label} (local, eps=1)"], label=f"{label} (local DP, ε = 1)")
+    horizon = results[f"{prefix}{CF_POLICIES[0][1]} (local, eps=1)"].horizon
+    for name, label, params in GLOBAL_POLICIES:
+        extra = (f" ε = 1, v = 1.1: (ε_total ≈ {global_dp_level(horizon)}, e^-10)-DP by our reading"
+                 if name == "dp-ucb-int" else ", ε = 1")
+        plotting.plot_regret(ax, results[f"{prefix}{label}"], label=label.replace(" (global)", ", global DP,") + extra)
+    p = rr.optimal_p(1.0)
+    _lb_curve(ax, results[f"{prefix}{GLOBAL_POLICIES[0][1]}"].t, means, p, p, label="LB at ε = 1 (Thm 1)")
+    ax.set_xlabel("t (rounds)")
+    ax.set_ylabel("pseudo-regret  Σ Δ_a N_a(t)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7.5, loc="upper left")
+
+
+def caption(results, means) -> str:
+    res = next(iter(results.values()))
+    return (f"Bernoulli arms {instance_label(means)}; T = {res.horizon}, mean of {res.runs} runs, bands/bars "
+            f"±2 SE; c = {C:g} in f(t) = log t + c log log t")
+
+
+def _channel(res, coords):
+    """The exact (p00, p11) of a result's grid point (the swept joint axis or the base parameters)."""
+    params = dict(res.config.get("privatizer_params", {}))
+    for axis, value in coords.items():
+        for path, v in zip(axis.split(","), value if "," in axis else (value,)):
+            if path.startswith("privatizer."):
+                params[path.split(".", 1)[1]] = v
+    return np.asarray(params["p00"], np.float64), np.asarray(params["p11"], np.float64)
+
+
+def rows_with_bounds(results, default_rows, means):
+    """summary.csv rows with the theory columns of each row's channel (and DP-UCB-INT's composed ε), computed
+    from the exact parameters (the rows' cells are rounded)."""
+    rows = default_rows(results)
+    points = [(res, coords) for res in results.values() for coords, _ in res.points()]
+    for row, (res, coords) in zip(rows, points):
+        horizon = int(row["horizon"])
+        if res.config["privatizer"] == "randomized-response":
+            p00, p11 = _channel(res, coords)
+            row.update(bounds_row(means, p00, p11, horizon))
+            if np.all(p00 == p00.ravel()[0]) and np.all(p00 == p11):
+                eps = math.log(p00.ravel()[0] / (1 - p00.ravel()[0]))
+                row["ldp_epsilon"] = f"{eps:.8g}"
+                row["cor3_upper_bound_at_T"] = f"{float(theory.ldp_rr_upper_bound(means, eps, horizon)):.6g}"
+            row["ldp_level_per_arm"] = " ".join(f"{e:.4g}" for e in rr.ldp_level(p00, p11))
+        if row["policy"] == "dp-ucb-int":
+            row["global_dp_epsilon_total_delta_e-10"] = global_dp_level(horizon)
+    return rows
