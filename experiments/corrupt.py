@@ -240,7 +240,8 @@ def rows_with_bounds(results, default_rows, means):
                 eps = math.log(p00.ravel()[0] / (1 - p00.ravel()[0]))
                 row["ldp_epsilon"] = f"{eps:.8g}"
                 row["cor3_upper_bound_at_T"] = f"{float(theory.ldp_rr_upper_bound(means, eps, horizon)):.6g}"
-            row["ldp_level_per_arm"] = " ".join(f"{e:.4g}" for e in rr.ldp_level(p00, p11))
+            row["ldp_level_per_arm"] = " ".join(f"{e:.7g}" for e in rr.ldp_level(p00, p11))
+            row["realized_ldp_level_per_arm"] = " ".join(f"{e:.7g}" for e in rr.realized_level(p00, p11))
         if row["policy"] == "dp-ucb-int":
             row["global_dp_epsilon_total_delta_e-10"] = global_dp_level(horizon)
     return rows

@@ -92,6 +92,8 @@ def klucb_cf_bound(means, p00, p11, horizon):
     f(t) = log t + 3 log log t. Vectorized over ``horizon`` (> e)."""
     delta, lam, target, _ = _corrupt_instance(means, p00, p11)
     T = np.asarray(horizon, np.float64)[..., None]
+    if np.any(T <= math.e):
+        raise ValueError(f"horizon={np.ravel(T).min():g} must exceed e (the bound has log log T)")
     d = bernoulli_kl(lam, target)
     dp = np.log(lam * (1 - target) / (target * (1 - lam)))
     log_t, loglog = np.log(T), np.log(np.log(T))

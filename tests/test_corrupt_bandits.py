@@ -133,6 +133,11 @@ def test_realized_channel_never_exceeds_the_stored_level():
     # Extreme channels: certain reports stay certain, tiny slopes collapse to a level-0 channel, never above.
     assert rr.realized_probabilities(1.0, 1.0) == (0.0 + 1.0, 1.0)
     assert float(rr.realized_level(0.5 + 2e-8, 0.5 + 2e-8)) <= float(rr.ldp_level(0.5 + 2e-8, 0.5 + 2e-8))
+    # Values given in float64 are stored toward the interior: realized ≤ the level of the values given.
+    for p00, p11 in [(0.6, 0.6), (0.9, 0.9), (float(rr.optimal_p(1.0)),) * 2, (0.2, 0.3), (0.3, 0.1)]:
+        assert float(rr.realized_level(p00, p11)) <= float(rr.ldp_level(p00, p11))
+    priv, params = privatizers.make("randomized-response", p00=0.6, p11=0.6)
+    assert float(params.p00) <= 0.6 and float(rr.ldp_level(params.p00, params.p11)) <= math.log(1.5)
 
 
 def test_bad_channels_are_rejected_before_compilation():
@@ -140,7 +145,8 @@ def test_bad_channels_are_rejected_before_compilation():
                             ({"p11": -0.1}, "p11=-0.1 .* valid range"),
                             ({"p00": float("nan")}, "p00"),
                             ({"p00": 0.3, "p11": 0.7}, "p00 \\+ p11 = 1 .* not strictly monotone"),
-                            ({"p00": [0.9, 0.5], "p11": [0.9, 0.5]}, "arm 1 .* not strictly monotone")]:
+                            ({"p00": [0.9, 0.5], "p11": [0.9, 0.5]}, "arm 1 .* not strictly monotone"),
+                            ({"p00": 0.5, "p11": 0.5 + 1e-9}, "closer to 1 than the parameters' float resolution")]:
         with pytest.raises(ValueError, match=pattern):
             privatizers.make("randomized-response", **kwargs)
     with pytest.raises(ValueError, match="per-arm with 2 entries, but environment 'bernoulli' has 3 arms"):
@@ -404,7 +410,7 @@ def test_dp_ucb_int_plays_blocks_and_reports_its_privacy():
     k = np.arange(1, 101) * 1.0
     e = k ** (-1.1 / 2)
     delta = math.exp(-10)
-    expected = math.sqrt(2 * 10 * np.sum(e ** 2)) + np.sum(e * np.expm1(e))
+    expected = math.sqrt(2 * 10 * np.sum(e ** 2)) + np.sum(e * np.expm1(e) / (np.exp(e) + 1))  # KOV Thm 3.5
     assert dp_ucb_int_privacy(1.0, 1.1, delta, 100) == pytest.approx(min(expected, e.sum()), rel=1e-12)
     assert dp_ucb_int_privacy(1.0, 1.1, delta, 10 ** 5) > 1  # the setting of seed 002 §6.3 is not (1, δ)-DP
     with pytest.raises(ValueError, match="v=1 .* valid range \\(1, 2\\)"):

@@ -11,6 +11,9 @@ bound (or a posterior sample) on the *feedback* mean and map it back to reward s
 The naive baselines of the paper's experiments are the unchanged `klucb`, `ucb1` and `thompson` run on F. With
 one increasing g shared by all arms, klucb-cf takes exactly kl-UCB's decisions and ts-cf TS's (spec §2.4
 "key equivalence"); they differ when the corruption differs across arms (Exp. 6.1).
+
+The policies use the nominal g_a of their parameters; the channel realizes probabilities snapped onto the float32
+uniform's grid (`randomized_response` module doc), so the true feedback means differ from g_a(μ_a) by < 2^-23.
 """
 from __future__ import annotations
 
@@ -103,7 +106,8 @@ def ts_cf(num_arms: int) -> Policy:
     """TS-CF (seed 002, Algorithm 2): θ_a ~ Beta(successes_a + 1, failures_a + 1), the posterior of the
     feedback mean λ_a under a uniform prior, and play argmax_a g_a⁻¹(θ_a) (App. II's "argmax θ_a" is a typo,
     spec §2.3); no forced initial pulls. Shares `thompson`'s state, random stream and update (feedback in
-    [0, 1] enters as a Bernoulli trial), so with g = identity it *is* `thompson`. Ties have probability 0.
+    [0, 1] enters as a Bernoulli trial), so with g = identity it *is* `thompson`. Ties (float32 draws) are
+    negligible, as in `thompson`.
     Regret ≤ (1 + ψ) Σ Δ_a log T / d(λ_a, g_a(μ_1)) + C_ψ (Thm 3)."""
     base = thompson(num_arms)
 

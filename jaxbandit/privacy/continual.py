@@ -94,22 +94,25 @@ def noise_variance(n, epsilon) -> float:
     return (k + 1) * 2 * (2 / eps) ** 2 + bin(r).count("1") * 2 * (2 * k / eps) ** 2
 
 
-def noise_bound(n, epsilon, gamma):
-    """ν(n) = (√8/ε) ln(4/γ) · (1 if n is a power of two else 1 + ln n): the bound on |Ŝ_n − S_n| that DP-UCB-BOUND
-    adds to its index (as in both public re-implementations of Tossou & Dimitrakakis; the paper's own statement
-    was not available to us). NOTE: Monte Carlo shows it is not a 1 − γ quantile for large n (exceeded with
-    probability ~0.1–0.24 at γ = 0.01, n ≥ 10^3); it only sets the optimism of the index, not the privacy."""
+def noise_bound(n, epsilon, log_inv_gamma):
+    """ν(n) = (√8/ε) ln(4/γ) · (1 if n is a power of two else 1 + ln n), with ln(1/γ) given (DP-UCB-BOUND uses
+    γ = t^-4, i.e. 4 ln t): the bound on |Ŝ_n − S_n| that DP-UCB-BOUND adds to its index (as in both public
+    re-implementations of Tossou & Dimitrakakis; the paper's own statement was not available to us). NOTE: Monte
+    Carlo shows it is not a 1 − γ quantile for large n (exceeded with probability ~0.1–0.24 at γ = 0.01,
+    n >= 10^3); it only sets the optimism of the index, not the privacy."""
     n = jnp.asarray(n)
     power_of_two = (n & (n - 1)) == 0
     dtype = jnp.result_type(float)
-    base = math.sqrt(8) / jnp.asarray(epsilon, dtype) * jnp.log(4 / jnp.asarray(gamma, dtype))
+    base = math.sqrt(8) / jnp.asarray(epsilon, dtype) * (math.log(4) + jnp.asarray(log_inv_gamma, dtype))
     return base * jnp.where(power_of_two, 1.0, 1 + jnp.log(jnp.maximum(n, 1).astype(dtype)))
 
 
 def advanced_composition(epsilons, delta: float) -> float:
-    """ε_total of the adaptive composition of ε_k-DP mechanisms with slack δ (Dwork, Rothblum & Vadhan 2010, the
-    heterogeneous form): sqrt(2 ln(1/δ) Σ ε_k²) + Σ ε_k (e^{ε_k} − 1); the result is (ε_total, δ)-DP. Also no worse
-    than basic composition Σ ε_k, which is returned when smaller."""
+    """ε_total of the adaptive composition of ε_k-DP mechanisms with slack δ, by the heterogeneous bound of
+    Kairouz, Oh & Viswanath ("The Composition Theorem for Differential Privacy", ICML 2015, Thm 3.5):
+    Σ ε_k (e^{ε_k} − 1)/(e^{ε_k} + 1) + sqrt(2 ln(1/δ) Σ ε_k²), which is below Dwork, Rothblum & Vadhan's
+    Σ ε_k (e^{ε_k} − 1) + sqrt(2 ln(1/δ) Σ ε_k²); the result is (ε_total, δ)-DP. Basic composition Σ ε_k
+    (δ = 0) is returned when smaller."""
     e = np.asarray(epsilons, np.float64)
-    advanced = math.sqrt(2 * math.log(1 / delta) * np.sum(e ** 2)) + float(np.sum(e * np.expm1(e)))
+    advanced = math.sqrt(2 * math.log(1 / delta) * np.sum(e ** 2)) + float(np.sum(e * np.tanh(e / 2)))
     return min(advanced, float(np.sum(e)))

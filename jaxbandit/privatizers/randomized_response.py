@@ -124,15 +124,16 @@ def thresholds(p00, p11):
 
 
 def realized_probabilities(p00, p11) -> tuple[np.ndarray, np.ndarray]:
-    """(Pr(F = 0 | R = 0), Pr(F = 1 | R = 1)) exactly as `apply` realizes them (float64, host side), in the
-    parameters' float dtype (float32 unless x64 is on)."""
+    """(Pr(F = 0 | R = 0), Pr(F = 1 | R = 1)) exactly as `apply` realizes them (float64, host side) for the
+    parameters as the registry stores them (`toward_interior`, float32 unless x64 is on)."""
     dtype = jnp.zeros(()).dtype
-    t0, t1 = thresholds(jnp.asarray(p00, dtype), jnp.asarray(p11, dtype))
+    stored = toward_interior(p00, p11, dtype)  # as the registry stores them (identity on values of that dtype)
+    t0, t1 = thresholds(jnp.asarray(stored["p00"], dtype), jnp.asarray(stored["p11"], dtype))
     return 1 - np.asarray(t0, np.float64), np.asarray(t1, np.float64)
 
 
 def realized_level(p00, p11) -> np.ndarray:
-    """The exact LDP level of the channel as `apply` realizes it; ≤ `ldp_level` of the stored parameters."""
+    """The exact LDP level of the channel as `apply` realizes it; ≤ `ldp_level` of the values given."""
     return ldp_level(*realized_probabilities(p00, p11))
 
 
@@ -170,10 +171,38 @@ def validate(params: RRParams) -> None:
 
 
 RANDOMIZED_RESPONSE = Privatizer(name="randomized-response", draw=_draw, apply=_apply, validate=validate,
-                                 default_params=RRParams(jnp.asarray(optimal_p(1.0)), jnp.asarray(optimal_p(1.0))),
+                                 default_params=RRParams(*(jnp.asarray(v) for v in epsilon_optimal(1.0).values())),
                                  reward_range=(0.0, 1.0), output_range=(0.0, 1.0))
 
 
+def toward_interior(p00, p11, dtype=None) -> dict:
+    """``{"p00", "p11"}`` rounded to ``dtype`` (the parameters' float type) in the direction that cannot raise the
+    LDP level: down where p00 + p11 >= 1, up where it is < 1 (rounding to nearest could add ~1e-7 to it)."""
+    dtype = np.dtype(dtype or jnp.zeros(()).dtype)
+    p00, p11 = np.broadcast_arrays(np.asarray(p00, np.float64), np.asarray(p11, np.float64))
+    up = p00 + p11 >= 1
+    out = {}
+    for name, p in (("p00", p00), ("p11", p11)):
+        q = p.astype(dtype)
+        q = np.where(up & (q > p), np.nextafter(q, dtype.type(0)), q)
+        q = np.where(~up & (q < p), np.nextafter(q, dtype.type(1)), q)
+        out[name] = q.astype(np.float64) if np.ndim(p) else float(q)
+    return out
+
+
 def factory(**params):
-    """Registry factory: p00 and p11 scalars or per-arm vectors (default: the ε = 1 optimal channel, p = 0.731)."""
+    """Registry factory: p00 and p11 scalars or per-arm vectors (default: the ε = 1 optimal channel, p = 0.731),
+    stored `toward_interior`, so the channel as realized is never above the level of the values given."""
+    if "p00" in params and "p11" in params:
+        given = RRParams(checks.as_array("p00", params["p00"]), checks.as_array("p11", params["p11"]))
+        validate(given)  # before rounding: p00 + p11 = 1 exactly is rejected, not rounded away
+        stored = toward_interior(given.p00, given.p11)
+        if np.any(np.sign(np.add(*stored.values()) - 1) != np.sign(given.p00 + given.p11 - 1)):
+            raise ValueError(f"p00={_fmt(given.p00)}, p11={_fmt(given.p11)}: p00 + p11 is closer to 1 than the "
+                             f"parameters' float resolution; g would not be reliably monotone")
+        params.update(stored)
     return RANDOMIZED_RESPONSE, checks.with_params(RANDOMIZED_RESPONSE, **params)
+
+
+def _fmt(x):
+    return np.array2string(np.asarray(x), precision=9, separator=",")
