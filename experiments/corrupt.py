@@ -46,6 +46,7 @@ CF_POLICIES = (("klucb-cf", "kl-UCB-CF", {"c": C}), ("ts-cf", "TS-CF", {}))
 GLOBAL_POLICIES = (("dp-ucb-int", "DP-UCB-INT (global)", GLOBAL_DP),
                    ("dp-ucb", "DP-UCB (global)", {"epsilon": 1.0}),
                    ("dp-ucb-bound", "DP-UCB-BOUND (global)", {"epsilon": 1.0}))
+NON_PRIVATE = ("ucb1", "UCB1 (no privacy)")  # the index all three DP-UCBs perturb, on the true rewards
 
 
 def settings(quick: bool):
@@ -102,7 +103,8 @@ def exp63_configs(means, quick, prefix=""):
              for name, label, extra in CF_POLICIES]
     central = [Config(f"{prefix}{label}", _base(means, name, horizon, runs, policy_params=dict(params)))
                for name, label, params in GLOBAL_POLICIES]
-    return local + central
+    reference = [Config(f"{prefix}{NON_PRIVATE[1]}", _base(means, NON_PRIVATE[0], horizon, runs))]
+    return local + central + reference
 
 
 def epsilon_of(p00) -> float:
@@ -152,16 +154,18 @@ def exp61_panel(ax, results, means, prefix="", zoom=False):
         plotting.plot_regret(ax, results[f"{prefix}{label}"], label=label)
     res = results[f"{prefix}{EXP61_POLICIES[0][1]}"]
     _lb_curve(ax, res.t, means, ch["p00"], ch["p11"])
-    if zoom:
+    if zoom:  # log t axis: the LB is a straight line; Theorem 2's finite-time bound is mostly off this scale
+        top = 1.6 * max(max(np.nanmax(results[f"{prefix}{label}"].mean()) for _, label, _, _ in EXP61_POLICIES[:2]),
+                        theory.corrupt_lower_bound_constant(means, ch["p00"], ch["p11"]) * np.log(res.horizon))
         t = res.t[res.t >= 3].astype(np.float64)
-        ax.plot(t, theory.klucb_cf_bound(means, ch["p00"], ch["p11"], t), color="gray", ls=":",
-                label="kl-UCB-CF bound (Thm 2, finite-time)")
-    ax.set_xlabel("t (rounds)")
+        bound = theory.klucb_cf_bound(means, ch["p00"], ch["p11"], t)
+        ax.plot(t, bound, color="gray", ls=":", label=f"kl-UCB-CF bound (Thm 2, finite-time): {bound[-1]:.0f} at T")
+        ax.set_xscale("log")
+        ax.set_ylim(0, top)
+    ax.set_xlabel("t (rounds)" + (", log scale" if zoom else ""))
     ax.set_ylabel("pseudo-regret  Σ Δ_a N_a(t)")
     ax.grid(alpha=0.3)
-    if zoom:
-        ax.set_yscale("log")
-    ax.legend(fontsize=7.5, loc="lower right" if zoom else "center left")
+    ax.legend(fontsize=7.5, loc="upper left" if zoom else "center left")
 
 
 def exp62_panel(ax, results, means, prefix=""):
@@ -200,8 +204,10 @@ def exp63_panel(ax, results, means, prefix=""):
     horizon = results[f"{prefix}{CF_POLICIES[0][1]} (local, eps=1)"].horizon
     for name, label, params in GLOBAL_POLICIES:
         extra = (f" ε = 1, v = 1.1: (ε_total ≈ {global_dp_level(horizon)}, e^-10)-DP by our reading"
-                 if name == "dp-ucb-int" else ", ε = 1")
+                 if name == "dp-ucb-int" else " ε = 1")
         plotting.plot_regret(ax, results[f"{prefix}{label}"], label=label.replace(" (global)", ", global DP,") + extra)
+    plotting.plot_regret(ax, results[f"{prefix}{NON_PRIVATE[1]}"], label=NON_PRIVATE[1] + ", true rewards",
+                         color="gray")
     p = rr.optimal_p(1.0)
     _lb_curve(ax, results[f"{prefix}{GLOBAL_POLICIES[0][1]}"].t, means, p, p, label="LB at ε = 1 (Thm 1)")
     ax.set_xlabel("t (rounds)")

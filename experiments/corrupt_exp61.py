@@ -30,7 +30,7 @@ def figures(results, out_dir):
     corrupt.exp61_panel(axes[0], results, corrupt.MAIN)
     axes[0].set_title("(a) all algorithms", fontsize=10)
     corrupt.exp61_panel(axes[1], results, corrupt.MAIN, zoom=True)
-    axes[1].set_title("(b) the CF algorithms against the bounds", fontsize=10)
+    axes[1].set_title("(b) the CF algorithms against the bounds (log time axis)", fontsize=10)
     fig.suptitle("Seed 002 Exp. 6.1: randomized response p00 = p11 = 0.6 on the optimal arm, 0.9 on the others\n"
                  + corrupt.caption(results, corrupt.MAIN), fontsize=10)
     fig.tight_layout()

@@ -27,8 +27,8 @@ def figures(results, out_dir):
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.9))
     for ax, scale in zip(axes, ("linear", "log")):
         corrupt.exp63_panel(ax, results, corrupt.MAIN)
-        ax.set_yscale(scale)
-        ax.set_title(f"{scale} regret axis", fontsize=10)
+        ax.set_xscale(scale)
+        ax.set_title(f"{scale} time axis", fontsize=10)
     fig.suptitle("Seed 002 Exp. 6.3: local DP (ε = 1 randomized response) against global DP\n"
                  + corrupt.caption(results, corrupt.MAIN), fontsize=10)
     fig.tight_layout()

@@ -54,7 +54,7 @@ def test_exp62_and_exp63_quick(tmp_path):
     results, rows = _run("corrupt-exp63", tmp_path / "63")
     assert (tmp_path / "63" / "fig2c.png").exists()
     by = {r["policy"]: r for r in rows}
-    assert set(by) == {"klucb-cf", "ts-cf", "dp-ucb-int", "dp-ucb", "dp-ucb-bound"}
+    assert set(by) == {"klucb-cf", "ts-cf", "dp-ucb-int", "dp-ucb", "dp-ucb-bound", "ucb1"}
     assert float(by["dp-ucb-int"]["global_dp_epsilon_total_delta_e-10"]) > 1
     assert np.all(np.array(by["klucb-cf"]["realized_ldp_level_per_arm"].split(), float) <= 1.0)
     channel = results["kl-UCB-CF (local, eps=1)"].config["privatizer_params"]
