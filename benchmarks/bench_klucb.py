@@ -1,6 +1,8 @@
-"""kl-UCB index: the former 26-step bisection against the Newton solver now in `jaxbandit.policies.ucb`, side by
-side in one run, on a (K = 10, 1000 runs) block of means and exploration levels like those of a run; and the
-end-to-end speed of `klucb-cf` in the engine (1000 runs, K = 10, seed 002 Exp. 6.1).
+"""kl-UCB index: the former 26-step bisection, the Newton solver without and with its batch-axis-last vmap rule
+(`jaxbandit.policies.ucb.klucb_index`), side by side in one run, on (K = 10, 1000 runs) blocks of means and
+exploration levels — once as plain arrays, once per run under vmap as a policy computes it (level = f(t)/n_a,
+which JAX batches with the batch axis first) — and the end-to-end speed of `klucb-cf` in the engine (1000 runs,
+K = 10, seed 002 Exp. 6.1).
 
 Run:  PYTHONPATH=. python benchmarks/bench_klucb.py [--repeats 5] [--horizon 5000] [--record]
 """
@@ -48,11 +50,19 @@ def main():
     rng = np.random.default_rng(0)
     mean = jnp.asarray(rng.uniform(0, 1, (200, 10, 1000)), jnp.float32)
     level = jnp.asarray(np.exp(rng.uniform(np.log(1e-4), np.log(5), (200, 10, 1000))), jnp.float32)
+    counts = jnp.asarray(rng.integers(1, 1000, (200, 10, 1000)), jnp.float32)
+    f_run = jnp.asarray(rng.uniform(2, 20, (200, 1000)), jnp.float32)
     rows = []
-    for name, fn in (("bisection, 26 steps (before)", bisection_index), ("Newton, 8 steps (now)", klucb_index)):
-        f = jax.jit(jax.vmap(fn))  # 200 "steps" of a (K, runs) block
-        sec = best_time(f, mean, level, repeats=args.repeats)
-        rows.append((name, mean.size / sec))
+    solvers = (("bisection, 26 steps (before)", bisection_index),
+               ("Newton, 8 steps, no batch rule", klucb_index.fun),
+               ("Newton, 8 steps, batch axis last (now)", klucb_index))
+    for name, fn in solvers:
+        block = jax.jit(jax.vmap(fn))  # 200 "steps" of a (K, runs) block, one layout
+        # As in a policy under the engine: per run, level = f(t) / n_a, a per-run scalar over per-arm counts.
+        per_run = jax.vmap(lambda m, n, f: fn(m, f / n), in_axes=(-1, -1, -1), out_axes=-1)
+        engine = jax.jit(lambda m, n, f: jax.lax.scan(lambda c, x: (c + per_run(*x).sum(), None), 0.0, (m, n, f))[0])
+        rows.append((name, mean.size / best_time(block, mean, level, repeats=args.repeats),
+                     mean.size / best_time(engine, mean, counts, f_run, repeats=args.repeats)))
     import jaxbandit as jb
     from jaxbandit.policies.corrupt import channel_params
     ch = channel_params([0.6] + [0.9] * 9, [0.6] + [0.9] * 9, 10)
@@ -66,7 +76,8 @@ def main():
         f"### kl-UCB index — {time.strftime('%Y-%m-%d %H:%M')} — {machine()}, jax {jax.__version__}",
         "Index evaluations per second on (200, 10, 1000) float32 blocks (means uniform on [0, 1], levels "
         "log-uniform on [1e-4, 5]); best of the repeats after a warm-up.", "",
-        "| solver | indices/s |", "|---|---|", *[f"| {n} | {r:.3g} |" for n, r in rows], "",
+        "| solver | indices/s, one layout | indices/s, per-run vmap as in a policy |", "|---|---|---|",
+        *[f"| {n} | {a:.3g} | {b:.3g} |" for n, a, b in rows], "",
         f"klucb-cf in the engine (Exp. 6.1, K = 10, 1000 runs, {args.horizon} steps net of compilation): "
         f"{engine:.3g} agent-steps/s.", ""])
     print(text)
