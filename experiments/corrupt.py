@@ -89,10 +89,14 @@ def exp62_configs(means, quick, prefix=""):
         ch = ldp_channel(eps, K)
         values.append((ch["p00"], ch["p11"], ch["p00"], ch["p11"]))
     ch1 = ldp_channel(1.0, K)
-    return [Config(f"{prefix}{label} vs epsilon",
-                   _base(means, name, horizon, runs, privatizer="randomized-response", privatizer_params=ch1,
-                         policy_params={**ch1, **extra}, grid={axis: values}))
-            for name, label, extra in CF_POLICIES]
+    sweeps = [Config(f"{prefix}{label} vs epsilon",
+                     _base(means, name, horizon, runs, privatizer="randomized-response", privatizer_params=ch1,
+                           policy_params={**ch1, **extra}, grid={axis: values}))
+              for name, label, extra in CF_POLICIES]
+    # ε = ∞ (the learner sees the rewards): the CF algorithms are then kl-UCB and TS themselves.
+    limits = [Config(f"{prefix}{label} without privacy", _base(means, naive, horizon, runs, policy_params=extra))
+              for (_, label, extra), naive in zip(CF_POLICIES, ("klucb", "thompson"))]
+    return sweeps + limits
 
 
 def exp63_configs(means, quick, prefix=""):
@@ -178,6 +182,10 @@ def exp62_panel(ax, results, means, prefix=""):
         res = results[f"{prefix}{label} vs epsilon"]
         ax.errorbar(eps, res.mean()[:, -1], yerr=plotting.BAND_Z * res.se()[:, -1], marker=marker, ms=5, capsize=2,
                     label=label)
+    for (name, label, _), color in zip(CF_POLICIES, ("tab:blue", "tab:orange")):
+        free = results.get(f"{prefix}{label} without privacy")
+        if free is not None:
+            ax.axhline(free.mean()[-1], color=color, lw=1, ls="-.", label=f"{label} without privacy (ε = ∞)")
     grid = np.geomspace(eps[0], eps[-1], 200)
     ps = [rr.optimal_p(e) for e in grid]
     ax.plot(grid, [theory.ldp_rr_upper_bound(means, e, horizon) for e in grid], color="gray", ls=":",
