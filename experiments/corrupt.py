@@ -111,13 +111,6 @@ def exp63_configs(means, quick, prefix=""):
     return local + central + reference
 
 
-def epsilon_of(p00) -> float:
-    """The ε of an ε-optimal channel from its stored p (inverse of Eq. 5), rounded to the grid's value."""
-    p = float(np.ravel(p00)[0])
-    eps = math.log(p / (1 - p))
-    return min(EPSILONS, key=lambda e: abs(e - eps))
-
-
 def bounds_row(means, p00, p11, horizon):
     """Theory columns of summary.csv for an instance and channel."""
     return {"C_LB": f"{theory.corrupt_lower_bound_constant(means, p00, p11):.6g}",
