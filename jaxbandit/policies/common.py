@@ -17,6 +17,12 @@ def argmax_random_tie(values, u):
     return jnp.argmax(jnp.cumsum(best, axis=-1) > k, axis=-1).astype(jnp.int32)
 
 
+def unplayed_first(index, counts, u):
+    """The arm to play for an index policy: an unplayed arm if any (uniform among them), else the largest index
+    (uniform among ties), from one uniform ``u``."""
+    return argmax_random_tie(jnp.where(counts == 0, jnp.inf, index), u)
+
+
 def onehot(arm, num_arms, dtype=jnp.int32):
     return (jnp.arange(num_arms) == arm).astype(dtype)
 

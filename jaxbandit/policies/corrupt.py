@@ -24,8 +24,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbandit import checks, sampling
-from jaxbandit.policies.common import argmax_random_tie, uniform_draw
-from jaxbandit.policies.thompson import thompson
+from jaxbandit.policies.common import uniform_draw, unplayed_first
+from jaxbandit.policies.thompson import posterior_sample, thompson
 from jaxbandit.policies.ucb import _init, _means, _update, exploration, klucb_index
 from jaxbandit.privatizers import randomized_response as rr
 from jaxbandit.types import Policy
@@ -62,7 +62,7 @@ def _defaults(num_arms, with_c=True):
 
 def _feedback_bound(mean, level, increasing):
     """u = max{q : d(λ̂, q) <= level} where g is increasing, ℓ = min{q : d(λ̂, q) <= level} = 1 − u(1 − λ̂)
-    where it is decreasing (spec §2.1): one bisection for both."""
+    where it is decreasing (spec §2.1): one solve for both."""
     flip = ~increasing
     q = klucb_index(jnp.where(flip, 1 - mean, mean), level)
     return jnp.where(flip, 1 - q, q)
@@ -80,7 +80,7 @@ def klucb_cf(num_arms: int) -> Policy:
         o, s = rr.offset_slope(params.p00, params.p11)
         level = exploration(jnp.sum(state.counts), params.c, mean.dtype) / n
         index = (_feedback_bound(jnp.clip(mean, 0, 1), level, s > 0) - o) / s
-        return argmax_random_tie(jnp.where(state.counts == 0, jnp.inf, index), rng.noise)
+        return unplayed_first(index, state.counts, rng.noise)
 
     return Policy("klucb-cf", num_arms, _init(num_arms), uniform_draw, select, _update(num_arms), _validator(num_arms),
                   _defaults(num_arms), reward_range=(0.0, 1.0))
@@ -96,7 +96,7 @@ def ucb_cf(num_arms: int) -> Policy:
         o, s = rr.offset_slope(params.p00, params.p11)
         width = jnp.sqrt(exploration(jnp.sum(state.counts), params.c, mean.dtype) / (2 * n))
         index = (mean + jnp.where(s > 0, width, -width) - o) / s
-        return argmax_random_tie(jnp.where(state.counts == 0, jnp.inf, index), rng.noise)
+        return unplayed_first(index, state.counts, rng.noise)
 
     return Policy("ucb-cf", num_arms, _init(num_arms), uniform_draw, select, _update(num_arms), _validator(num_arms),
                   _defaults(num_arms), reward_range=(0.0, 1.0))
@@ -112,9 +112,7 @@ def ts_cf(num_arms: int) -> Policy:
     base = thompson(num_arms)
 
     def select(rng, state, params):
-        beta_noise, _ = rng.noise
-        a = (state.successes + 1).astype(jnp.zeros(()).dtype)
-        theta = sampling.beta(rng.key, a, (state.failures + 1).astype(a.dtype), beta_noise)
+        theta = posterior_sample(rng, state)
         return jnp.argmax(rr.inverse_mean_map(theta, params.p00, params.p11)).astype(jnp.int32)
 
     return base._replace(name="ts-cf", select=select, validate=_validator(num_arms, with_c=False),
@@ -137,7 +135,7 @@ def wr_klucb(num_arms: int) -> Policy:
     def select(rng, state, params):
         mean, n = _wrapped_means(state, params)
         index = klucb_index(mean, exploration(jnp.sum(state.counts), params.c, mean.dtype) / n)
-        return argmax_random_tie(jnp.where(state.counts == 0, jnp.inf, index), rng.noise)
+        return unplayed_first(index, state.counts, rng.noise)
 
     return Policy("wr-klucb", num_arms, _init(num_arms), uniform_draw, select, _update(num_arms), _validator(num_arms),
                   _defaults(num_arms), reward_range=(0.0, 1.0))

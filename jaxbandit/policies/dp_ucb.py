@@ -34,7 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbandit import checks
-from jaxbandit.policies.common import argmax_random_tie, onehot
+from jaxbandit.policies.common import onehot, unplayed_first
 from jaxbandit.privacy import continual
 from jaxbandit.types import Policy
 
@@ -76,7 +76,7 @@ def _counter_policy(num_arms: int, every_arm: bool, with_bound: bool, name: str)
         index = continual.release(state.counter) / n + jnp.sqrt(2 * jnp.log(t) / n)
         if with_bound:
             index = index + continual.noise_bound(jnp.maximum(state.counter.n, 1), params.epsilon, 4 * jnp.log(t)) / n
-        return argmax_random_tie(jnp.where(state.counts == 0, jnp.inf, index), u)
+        return unplayed_first(index, state.counts, u)
 
     def update(rng, state, arm, obs, params):
         _, lap = rng.noise
@@ -127,11 +127,11 @@ def dp_ucb_int(num_arms: int) -> Policy:
         dtype = state.sums.dtype
         n = jnp.maximum(state.counts, 1).astype(dtype)
         t = jnp.maximum(jnp.sum(state.counts), 1).astype(dtype)
-        index = jnp.where(state.counts == 0, jnp.inf, state.private + jnp.sqrt(2 * jnp.log(t) / n))
+        index = state.private + jnp.sqrt(2 * jnp.log(t) / n)
         f = block_length(params.epsilon)
         last = jnp.maximum(state.last, 0)
         in_block = (state.last >= 0) & (state.counts[last] % f != 0)
-        return jnp.where(in_block, last, argmax_random_tie(index, u)).astype(jnp.int32)
+        return jnp.where(in_block, last, unplayed_first(index, state.counts, u)).astype(jnp.int32)
 
     def update(rng, state, arm, obs, params):
         _, lap = rng.noise

@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbandit import checks
-from jaxbandit.policies.common import argmax_random_tie, uniform_draw
+from jaxbandit.policies.common import uniform_draw, unplayed_first
 from jaxbandit.policies.ucb import MeanState, _init, _means, _update
 from jaxbandit.types import EmptyParams, Policy, no_validate
 
@@ -33,7 +33,7 @@ def epsilon_greedy(num_arms: int) -> Policy:
     def select(rng, state: MeanState, params):
         coin, u = rng.noise[0], rng.noise[1]
         mean, _ = _means(state)
-        greedy = argmax_random_tie(jnp.where(state.counts == 0, jnp.inf, mean), u)
+        greedy = unplayed_first(mean, state.counts, u)
         return jnp.where(coin < params.epsilon, _uniform_arm(u, num_arms), greedy).astype(jnp.int32)
 
     def validate(params):

@@ -23,6 +23,13 @@ class BetaState(NamedTuple):
     failures: jax.Array   # int32[K]
 
 
+def posterior_sample(rng, state: BetaState):
+    """θ_k ~ Beta(S_k + 1, F_k + 1) for every arm, from the step's block noise (shared by `thompson` and TS-CF)."""
+    beta_noise, _ = rng.noise
+    a = (state.successes + 1).astype(jnp.zeros(()).dtype)
+    return sampling.beta(rng.key, a, (state.failures + 1).astype(a.dtype), beta_noise)
+
+
 def thompson(num_arms: int) -> Policy:
     """Beta(1, 1)-prior Thompson sampling for rewards in [0, 1].
 
@@ -40,10 +47,7 @@ def thompson(num_arms: int) -> Policy:
         return sampling.draw_beta_noise(k_beta, (steps, num_arms)), jax.random.uniform(k_trial, (steps,))
 
     def select(rng, state, params):
-        beta_noise, _ = rng.noise
-        a = (state.successes + 1).astype(jnp.zeros(()).dtype)
-        b = (state.failures + 1).astype(a.dtype)
-        return jnp.argmax(sampling.beta(rng.key, a, b, beta_noise)).astype(jnp.int32)
+        return jnp.argmax(posterior_sample(rng, state)).astype(jnp.int32)
 
     def update(rng, state, arm, obs, params):
         _, u = rng.noise

@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbandit import checks
-from jaxbandit.policies.common import argmax_random_tie, onehot, uniform_draw
+from jaxbandit.policies.common import argmax_random_tie, onehot, uniform_draw, unplayed_first
 from jaxbandit.types import EmptyParams, Policy, no_validate
 
 KL_NEWTON_STEPS = 8  # from the start point of `klucb_index`: 6 reach ~5e-7 over mean in [0, 1], level in [1e-6, 30]
@@ -53,7 +53,7 @@ def ucb1(num_arms: int) -> Policy:
         mean, n = _means(state)
         t = jnp.sum(state.counts).astype(mean.dtype)
         index = mean + jnp.sqrt(2 * jnp.log(jnp.maximum(t, 1)) / n)
-        return argmax_random_tie(jnp.where(state.counts == 0, jnp.inf, index), rng.noise)
+        return unplayed_first(index, state.counts, rng.noise)
 
     return Policy("ucb1", num_arms, _init(num_arms), uniform_draw, select, _update(num_arms), no_validate,
                   EmptyParams())
@@ -142,7 +142,7 @@ def klucb(num_arms: int) -> Policy:
         mean, n = _means(state)
         explore = exploration(jnp.sum(state.counts), params.c, mean.dtype)
         index = klucb_index(jnp.clip(mean, 0, 1), explore / n)
-        return argmax_random_tie(jnp.where(state.counts == 0, jnp.inf, index), rng.noise)
+        return unplayed_first(index, state.counts, rng.noise)
 
     def validate(params):
         checks.in_range("c", params.c, 0.0, float("inf"), high_open=True)
