@@ -1,0 +1,96 @@
+"""Golden regression values: every registered policy, privatizer and environment family at a small size, recorded
+from the engine before the core-v2 refactor (issue 12). ``python -m tests.golden`` rewrites the file; only do that
+when a change of random stream is intended and documented. `tests/test_golden.py` checks the engine against it."""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+PATH = os.path.join(os.path.dirname(__file__), "data", "golden_v1.npz")
+HORIZON, RUNS, SEED = 437, 6, 3  # 437 = 8 blocks of 50 + a tail of 37 steps
+MEANS4 = [0.3, 0.55, 0.5, 0.8]
+CH = {"p00": [0.6, 0.9, 0.8, 0.7], "p11": [0.7, 0.9, 0.85, 0.6]}
+
+# policy name -> (env, env_params, policy_params, privatizer, privatizer_params, horizon)
+POLICY_CASES = {
+    "thompson": ("bernoulli", {"means": MEANS4}, {}, "identity", {}, HORIZON),
+    "gaussian-thompson": ("bernoulli", {"means": MEANS4}, {}, "identity", {}, HORIZON),
+    "modified-thompson": ("bernoulli", {"means": MEANS4}, {"b": 7, "c": 3.5}, "identity", {}, HORIZON),
+    "ucb1": ("bernoulli", {"means": MEANS4}, {}, "identity", {}, HORIZON),
+    "klucb": ("bernoulli", {"means": MEANS4}, {"c": 3.0}, "identity", {}, HORIZON),
+    "klucb-cf": ("bernoulli", {"means": MEANS4}, {**CH, "c": 3.0}, "randomized-response", CH, HORIZON),
+    "ucb-cf": ("bernoulli", {"means": MEANS4}, {**CH, "c": 3.0}, "randomized-response", CH, HORIZON),
+    "ts-cf": ("bernoulli", {"means": MEANS4}, CH, "randomized-response", CH, HORIZON),
+    "wr-klucb": ("bernoulli", {"means": MEANS4}, {**CH, "c": 3.0}, "randomized-response", CH, HORIZON),
+    "wr-ts": ("bernoulli", {"means": MEANS4}, CH, "randomized-response", CH, HORIZON),
+    "dp-ucb-bound": ("bernoulli", {"means": MEANS4}, {"epsilon": 0.7}, "identity", {}, HORIZON),
+    "dp-ucb": ("bernoulli", {"means": MEANS4}, {"epsilon": 0.7}, "identity", {}, HORIZON),
+    "dp-ucb-int": ("bernoulli", {"means": MEANS4}, {"epsilon": 0.3, "v": 1.1}, "identity", {}, HORIZON),
+    # β and ε large enough that DP-SE ends epochs (and eliminates) within the horizon
+    "dp-se": ("bernoulli", {"means": [0.1, 0.9, 0.5, 0.8]}, {"epsilon": 2.0, "beta": 0.5}, "identity", {}, 6037),
+    "lazy-ucb": ("bernoulli", {"means": MEANS4}, {"epsilon": 0.8}, "identity", {}, HORIZON),
+    "epsilon-greedy": ("bernoulli", {"means": MEANS4}, {"epsilon": 0.2}, "identity", {}, HORIZON),
+    "uniform": ("bernoulli", {"means": MEANS4}, {}, "identity", {}, HORIZON),
+}
+
+PRIVATIZER_CASES = {
+    "identity": {},
+    "linear": {"epsilon": 1.0},
+    "quadratic": {"epsilon": 1.0, "b": 0.5},
+    "exponential": {"epsilon": 2.0},
+    "randomized-response": CH,
+}
+
+ENV_CASES = {
+    "bernoulli": {"means": MEANS4},
+    "gaussian": {"means": [0.1, 0.5, 0.3], "stds": 0.7, "low": -1.0, "high": 2.0},
+    "truncexp": {"rates": [0.1, 1.0, 5.0]},
+    "beta": {"alpha": [1.0, 4.0, 0.5], "beta": [1.0, 1.0, 2.0]},
+    "uniform": {"low": [0.0, 0.2, 0.1], "high": [1.0, 0.6, 0.9]},
+    "two-point": {"low": [0.4, 0.0, 0.1], "high": [1.0, 1.0, 0.3], "p_high": [0.5, 0.6, 0.9]},
+    "testbed20": {},
+}
+
+SWEEP = dict(env="bernoulli", env_params={"means": MEANS4}, policy="modified-thompson", privatizer="linear",
+             grid={("policy.b", "policy.c"): [(0, 1.0), (5, 2.0)], "privatizer.epsilon": [0.5, 2.0]},
+             horizon=HORIZON, runs=RUNS, seed=SEED)
+
+
+def cases():
+    """``{key: sweep kwargs}`` for every golden case."""
+    out = {}
+    for name, (env, ep, pp, priv, qp, horizon) in POLICY_CASES.items():
+        out[f"policy/{name}"] = dict(env=env, env_params=ep, policy=name, policy_params=pp, privatizer=priv,
+                                     privatizer_params=qp, horizon=horizon, runs=RUNS, seed=SEED, grid=None)
+    for name, qp in PRIVATIZER_CASES.items():
+        out[f"privatizer/{name}"] = dict(env="bernoulli", env_params={"means": MEANS4}, policy="thompson",
+                                         privatizer=name, privatizer_params=qp, horizon=HORIZON, runs=RUNS,
+                                         seed=SEED, grid=None)
+    for name, ep in ENV_CASES.items():
+        out[f"env/{name}"] = dict(env=name, env_params=ep, policy="ucb1", horizon=HORIZON, runs=RUNS, seed=SEED,
+                                  grid=None)
+    out["sweep"] = SWEEP
+    return out
+
+
+def compute(kwargs):
+    from jaxbandit import sweep
+    res = sweep(**kwargs, record=np.array([1, 2, 49, 50, 51, 100, 399, 400, 401, kwargs["horizon"]]),
+                progress=False)
+    return {"pseudo_regret": res.pseudo_regret, "regret": res.regret, "counts": res.counts}
+
+
+def main():
+    arrays = {}
+    for key, kwargs in cases().items():
+        for field, value in compute(kwargs).items():
+            arrays[f"{key}:{field}"] = value
+        print(key, "done", file=sys.stderr)
+    np.savez_compressed(PATH, **arrays)
+    print(f"wrote {PATH}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,23 @@
+"""Same seed, same numbers: the engine against values recorded before the core-v2 refactor (tests/golden.py), for
+every registered policy, privatizer and environment family and one grid sweep."""
+import numpy as np
+import pytest
+
+from tests import golden
+
+CASES = golden.cases()
+
+
+def test_every_registered_component_has_a_golden_case():
+    from jaxbandit import envs, policies, privatizers
+    assert set(golden.POLICY_CASES) == set(policies.names())
+    assert set(golden.PRIVATIZER_CASES) == set(privatizers.names())
+    assert set(golden.ENV_CASES) | {"mixture"} == set(envs.names())  # mixture: testbed20 is one
+
+
+@pytest.mark.parametrize("key", sorted(CASES))
+def test_bit_identical_to_recorded_values(key):
+    with np.load(golden.PATH) as data:
+        out = golden.compute(CASES[key])
+        for field, value in out.items():
+            np.testing.assert_array_equal(value, data[f"{key}:{field}"], err_msg=f"{key} {field}")
