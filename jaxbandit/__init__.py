@@ -4,16 +4,20 @@ Public API::
 
     import jaxbandit as jb
     res = jb.simulate("bernoulli", "thompson", env_params={"means": [0.1, 0.5, 0.9]}, horizon=10_000, runs=100)
-    res.mean(), res.se(), res.save("out/ts")
+    res.mean(), res.se(), res.save("out/ts"), jb.rerun(res)
+    env, policy, privatizer, params = jb.resolve("bernoulli", "thompson", env_params={"means": [0.1, 0.9]})
+    run = jb.rollout(env, policy, privatizer, horizon=1000)         # pure: run(key, params) -> Trace
     jb.privacy.thompson.guarantee(b=9, c=1.0, horizon=1000, delta=1e-6)   # η = 10-GDP, ε ≈ 96.7
 """
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
-from jaxbandit import envs, policies, privacy, privatizers  # noqa: E402
-from jaxbandit.engine import BLOCK, SimParams  # noqa: E402
+from jaxbandit import envs, policies, privacy, privatizers, prng, types  # noqa: E402
+from jaxbandit.engine import BLOCK, SimParams, Trace, rollout  # noqa: E402
 from jaxbandit.results import Results  # noqa: E402
-from jaxbandit.simulation import record_times, run_engine, simulate, sweep  # noqa: E402
+from jaxbandit.simulation import rerun, simulate, sweep  # noqa: E402
 from jaxbandit.types import Env, Policy, Privatizer, StepRandom  # noqa: E402
+from jaxbandit.validation import record_times, resolve  # noqa: E402
 
-__all__ = ["envs", "policies", "privacy", "privatizers", "BLOCK", "SimParams", "Results", "record_times", "run_engine",
-           "simulate", "sweep", "Env", "Policy", "Privatizer", "StepRandom", "__version__"]
+__all__ = ["envs", "policies", "privacy", "privatizers", "prng", "types", "BLOCK", "SimParams", "Trace", "rollout", "Results",
+           "rerun", "simulate", "sweep", "Env", "Policy", "Privatizer", "StepRandom", "record_times", "resolve",
+           "__version__"]

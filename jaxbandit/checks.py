@@ -92,8 +92,12 @@ def with_params(component, **params):
 
 
 def known_name(kind: str, name: str, valid) -> None:
+    """Raise for a name not in ``valid``, listing the valid names and the nearest one."""
     if name not in valid:
-        raise ValueError(f"unknown {kind} {name!r}; valid names: {', '.join(sorted(valid))}")
+        import difflib
+        near = difflib.get_close_matches(str(name), list(valid), n=1, cutoff=0.6)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        raise ValueError(f"unknown {kind} {name!r}{hint}; valid names: {', '.join(sorted(valid))}")
 
 
 def _interval(low, high, low_open, high_open) -> str:

@@ -34,9 +34,9 @@ def _key_values(pairs, flag):
 def cmd_list(args) -> int:
     import experiments
     from jaxbandit import envs, policies, privatizers
-    sections = [("policies", {k: v[1] for k, v in policies.REGISTRY.items()}),
-                ("environments", envs.DESCRIPTIONS),
-                ("privatizers", {k: v[1] for k, v in privatizers.REGISTRY.items()}),
+    sections = [("policies", policies.REGISTRY.descriptions()),
+                ("environments", envs.REGISTRY.descriptions()),
+                ("privatizers", privatizers.REGISTRY.descriptions()),
                 ("experiments", {k: v[1] for k, v in experiments.REGISTRY.items()})]
     for title, entries in sections:
         print(f"{title}:")
@@ -46,8 +46,24 @@ def cmd_list(args) -> int:
     return 0
 
 
+def _output_path(path: str | None, flag: str) -> None:
+    """Create the folder of an output file and check that it can be written, before any simulation runs."""
+    if not path:
+        return
+    import os
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as err:
+        raise ValueError(f"{flag} {path}: cannot create its folder ({err.strerror})") from err
+    if os.path.isdir(path) or not os.access(folder, os.W_OK):
+        raise ValueError(f"{flag} {path}: not a writable file path")
+
+
 def cmd_run(args) -> int:
     from jaxbandit import simulate
+    _output_path(args.json, "--json")
+    _output_path(args.plot, "--plot")
     env_params = _key_values(args.env_param, "--env-param")
     if args.means is not None:
         env_params["means"] = args.means
@@ -81,6 +97,7 @@ PRIVATE_TS = ("gaussian-thompson", "modified-thompson")  # the policies with a G
 def cmd_privacy(args) -> int:
     from jaxbandit import checks, policies
     from jaxbandit.privacy import thompson as ts_privacy
+    _output_path(args.json, "--json")
     checks.known_name("policy with privacy accounting", args.policy, PRIVATE_TS)
     horizon = checks.positive_int("horizon", args.horizon)
     params = checks.with_params(policies.get(args.policy, args.arms or 1),

@@ -1,7 +1,13 @@
-"""The simulation engine: ``lax.scan`` over time of a per-run step ``vmap``-ed over runs and grid points.
+"""The pure core: one step of the bandit protocol, blocks of steps, and `rollout`, a pure ``run(key, params)``.
+
+`rollout` returns a function of one run that `jax.jit`, `jax.vmap` and `jax.grad` compose with: no host side
+effects, no registry names, no chunking. The drivers in `jaxbandit.simulation` (`simulate`, `sweep`) run the very
+same block function, batched with the layout that makes it fast, and add validation, grids, chunks, checkpoints and
+progress on the host. Both paths give the same numbers bit for bit (tests/test_engine.py, tests/test_golden.py).
 
 Layout and randomness (the choices that make it fast, see DESIGN.md):
-  * Every leaf of the batched state has the batch axis (grid points × runs) LAST, e.g. counts are (K, N).
+  * In the drivers every leaf of the batched state has the batch axis (grid points × runs) LAST, e.g. counts are
+    (K, N): the per-run step is vmapped with ``in_axes=-1, out_axes=-1`` inside the scan over time.
   * Randomness is drawn once per block of ``BLOCK`` steps per run, from ``fold_in(run_key, block)`` split into
     env / policy / privatizer keys. Run keys are `jaxbandit.prng` keys: JAX's Threefry with the hash unrolled
     (the same bits as ``jax.random`` in non-partitionable mode on every backend, faster on CPU). A run's draws
@@ -20,10 +26,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbandit.types import Env, Policy, Privatizer, StepRandom
+from jaxbandit import validation
+from jaxbandit.types import Env, Policy, Privatizer, SimParams, StepRandom
 
 BLOCK = 50  # steps per randomness block; part of the random stream's definition (changing it changes draws)
 UNROLL = 5  # inner-scan unroll: on the 2-core CPU, unroll=1 is 3-4x slower than 2..10 (benchmarks/RESULTS.md)
+
+__all__ = ["BLOCK", "UNROLL", "SimParams", "Trace", "rollout", "record_slots", "compiler_options"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -45,14 +54,22 @@ def compiler_options() -> dict:
     return options
 
 
-class SimParams(NamedTuple):
-    env: Any
-    policy: Any
-    privatizer: Any
+class Trace(NamedTuple):
+    """What `rollout`'s ``run`` returns for one run.
+
+    Attributes:
+      pseudo_regret: f[n_rec] Σ_a Δ_a n_a(t) at the record times (from integer pull counts).
+      regret: f[n_rec] realized regret μ* t − Σ_s r_s at the record times.
+      counts: int32[K] pulls per arm at the horizon.
+    """
+
+    pseudo_regret: jax.Array
+    regret: jax.Array
+    counts: jax.Array
 
 
 class RunState(NamedTuple):
-    """Per-run state (batch axis last once vmapped)."""
+    """Per-run state (batch axis last once batched by the drivers)."""
 
     policy: Any
     counts: jax.Array        # int32[K] pulls per arm
@@ -61,11 +78,11 @@ class RunState(NamedTuple):
 
 
 class EngineState(NamedTuple):
-    """Everything a chunk reads and writes; saving it is a checkpoint."""
+    """Everything a block reads and writes; saving the drivers' batched one is a checkpoint."""
 
     run: RunState
-    pseudo: jax.Array        # float[n_rec + slots, N] pseudo-regret at the record times
-    realized: jax.Array      # float[n_rec + slots, N] realized regret at the record times
+    pseudo: jax.Array        # float[n_rec + slots, (N)] pseudo-regret at the record times
+    realized: jax.Array      # float[n_rec + slots, (N)] realized regret at the record times
     ptr: jax.Array           # int32: index of the next record time
     block: jax.Array         # int32: index of the next block
 
@@ -76,37 +93,38 @@ def record_slots(record_times: np.ndarray) -> int:
     return int(np.max(np.bincount(blocks))) if len(blocks) else 1
 
 
-def init_state(policy: Policy, params: SimParams, num_runs: int, num_arms: int, n_records: int,
-               slots: int) -> EngineState:
-    """The batched initial state of ``num_runs`` runs (params leaves carry a trailing batch axis)."""
-    pstate = jax.vmap(policy.init, in_axes=-1, out_axes=-1, axis_size=num_runs)(params.policy)
+def init_state(policy: Policy, params: SimParams, num_arms: int, n_records: int, slots: int,
+               num_runs: int | None = None) -> EngineState:
+    """The initial state of one run (``num_runs=None``) or of ``num_runs`` runs batched last (params leaves then
+    carry a trailing batch axis)."""
     dtype = jnp.zeros(()).dtype
-    # Distinct buffers per field: the state is donated to each chunk, and a buffer cannot be donated twice.
-    run = RunState(pstate, jnp.zeros((num_arms, num_runs), jnp.int32), jnp.zeros(num_runs, dtype),
-                   jnp.zeros(num_runs, dtype))
-    rec = lambda: jnp.full((n_records + slots, num_runs), jnp.nan, dtype)
+    batch = () if num_runs is None else (num_runs,)
+    if num_runs is None:
+        pstate = policy.init(params.policy)
+    else:
+        pstate = jax.vmap(policy.init, in_axes=-1, out_axes=-1, axis_size=num_runs)(params.policy)
+    # Distinct buffers per field: the drivers donate the state to each chunk, and a buffer cannot be donated twice.
+    run = RunState(pstate, jnp.zeros((num_arms,) + batch, jnp.int32), jnp.zeros(batch, dtype),
+                   jnp.zeros(batch, dtype))
+    rec = lambda: jnp.full((n_records + slots,) + batch, jnp.nan, dtype)
     return EngineState(run, rec(), rec(), jnp.zeros((), jnp.int32), jnp.zeros((), jnp.int32))
 
 
-_ADVANCE_CACHE: dict = {}
+def regret_reference(env: Env, env_params):
+    """(μ*, gaps) of one run's environment."""
+    means = env.means(env_params)
+    mu_star = jnp.max(means, axis=0)
+    return mu_star, mu_star - means
 
 
-def make_advance(env: Env, policy: Policy, privatizer: Privatizer, num_blocks: int, steps: int, slots: int,
-                 unroll: int = UNROLL):
-    """A jitted ``advance(state, run_keys, params, record_times) -> state`` running ``num_blocks`` blocks of
-    ``steps`` (<= BLOCK) steps each. Memoized on the identity of the (long-lived, registry-made) components and
-    on the static sizes, so calling it again with new parameter values or a new start block does not
-    recompile. (Components hold arrays, so they are not hashable by value.)"""
-    key = (id(env), id(policy), id(privatizer), num_blocks, steps, slots, unroll)
-    if key not in _ADVANCE_CACHE:
-        _ADVANCE_CACHE[key] = (env, policy, privatizer,  # keep the components alive: ids stay unique
-                               _build_advance(env, policy, privatizer, num_blocks, steps, slots, unroll))
-    return _ADVANCE_CACHE[key][-1]
-
-
-def _build_advance(env, policy, privatizer, num_blocks, steps, slots, unroll):
+def make_block(env: Env, policy: Policy, privatizer: Privatizer, steps: int, slots: int, *, batched: bool,
+               unroll: int = UNROLL):
+    """``block(state, b, run_keys, params, record_times, mu_star, gaps) -> state``: steps ``b·BLOCK + 1 ...
+    b·BLOCK + steps`` of one run (``batched=False``) or of a batch of runs whose every leaf has the batch axis
+    last (``batched=True``). The batched version is the per-run one with its per-run parts vmapped, so both
+    compute the same numbers."""
     K = env.num_arms
-    batched = functools.partial(jax.vmap, in_axes=-1, out_axes=-1)
+    lift = (lambda f, in_axes=-1: jax.vmap(f, in_axes=in_axes, out_axes=-1)) if batched else (lambda f, in_axes=-1: f)
 
     def per_run_step(run: RunState, rng_e, rng_p, rng_q, params: SimParams, mu_star, gaps):
         arm = policy.select(rng_p, run.policy, params.policy)
@@ -124,20 +142,28 @@ def _build_advance(env, policy, privatizer, num_blocks, steps, slots, unroll):
     def block_keys(key, b):
         return tuple(jax.random.split(jax.random.fold_in(key, b), 3))
 
-    def one_block(state: EngineState, b, run_keys, params: SimParams, record_times, mu_star, gaps):
-        ke, kp, kq = jax.vmap(block_keys, in_axes=(0, None))(run_keys, b)
-        draw = lambda comp: jax.vmap(lambda k, p: comp.draw(k, BLOCK, p), in_axes=(0, -1), out_axes=-1)
-        noise = (draw(env)(ke, params.env), draw(policy)(kp, params.policy), draw(privatizer)(kq, params.privatizer))
+    def draws(keys, params: SimParams):
+        ke, kp, kq = keys
+        draw = lambda comp, key, p: comp.draw(key, BLOCK, p)
+        per_run = lambda ke, kp, kq, params: (draw(env, ke, params.env), draw(policy, kp, params.policy),
+                                              draw(privatizer, kq, params.privatizer))
+        # keys are batched first (an array of keys), params last
+        return lift(per_run, in_axes=(0, 0, 0, -1))(ke, kp, kq, params)
+
+    def block(state: EngineState, b, run_keys, params: SimParams, record_times, mu_star, gaps):
+        keys = lift(block_keys, in_axes=(0, None))(run_keys, b)
+        noise = draws(keys, params)
         noise = jax.tree.map(lambda x: x[:steps], noise)  # a short tail block uses the head of a full draw
         # Materialize the block's draws before the loop: otherwise XLA may fuse the generator into the per-step
         # slice and regenerate it inside the loop.
         noise = jax.lax.optimization_barrier(noise)
+        fold = lift(jax.random.fold_in, in_axes=(0, None))
 
         def step(run, xs):
             i, (ne, np_, nq) = xs
-            fold = jax.vmap(jax.random.fold_in, in_axes=(0, None))
+            ke, kp, kq = keys
             rngs = (StepRandom(fold(ke, i), ne), StepRandom(fold(kp, i), np_), StepRandom(fold(kq, i), nq))
-            return batched(per_run_step)(run, *rngs, params, mu_star, gaps)
+            return lift(per_run_step)(run, *rngs, params, mu_star, gaps)
 
         run, (pseudo, realized) = jax.lax.scan(step, state.run, (jnp.arange(steps), noise), unroll=unroll)
 
@@ -150,22 +176,87 @@ def _build_advance(env, policy, privatizer, num_blocks, steps, slots, unroll):
 
         def write(buf, values):
             window = jax.lax.dynamic_slice_in_dim(buf, state.ptr, slots, axis=0)
-            window = jnp.where(valid[:, None], jnp.take(values, offset, axis=0), window)
+            mask = valid.reshape(valid.shape + (1,) * (values.ndim - 1))
+            window = jnp.where(mask, jnp.take(values, offset, axis=0), window)
             return jax.lax.dynamic_update_slice_in_dim(buf, window, state.ptr, axis=0)
 
         return EngineState(run, write(state.pseudo, pseudo), write(state.realized, realized),
                            state.ptr + jnp.sum(valid, dtype=jnp.int32), state.block + 1)
 
-    def advance(state: EngineState, run_keys, params: SimParams, record_times):
-        means = jax.vmap(env.means, in_axes=-1, out_axes=-1)(params.env)   # (K, N)
-        mu_star = jnp.max(means, axis=0)
-        gaps = mu_star - means
+    return block
+
+
+def rollout(env, policy, privatizer=None, *, horizon: int, record_times=None, unroll: int = UNROLL):
+    """The pure simulation of one run: ``run(key, params) -> Trace``.
+
+    Args:
+      env, policy, privatizer: component objects (`Env`, `Policy`, `Privatizer`) or registry names. A policy name
+        is built for the env's number of arms; an env name must be a fixed instance (e.g. ``"testbed20"``),
+        since a family's K comes from its parameters: pass ``envs.make(name, **params)[0]`` otherwise.
+        ``privatizer=None`` is the identity channel.
+      horizon: T, steps of the run (static).
+      record_times: strictly increasing times in [1, T] at which the regrets are recorded (static; default
+        `jaxbandit.simulation.record_times`: 100 points, half log-spaced, half even, always T).
+      unroll: unroll factor of the scan over the steps of a block.
+
+    Returns:
+      ``run(key, params: SimParams) -> Trace``, pure: ``key`` is a run key (e.g. ``fold_in(jaxbandit.prng.key(seed),
+      r)``, which is run r of `simulate`), ``params`` unbatched. ``jax.jit(jax.vmap(run))`` maps over keys and over
+      any params leaf, and gives the numbers of `simulate`/`sweep` for the same keys and parameters.
+      When ``params`` are concrete (not traced), ``run`` first validates them with the same checks as the drivers
+      (`jaxbandit.validation.check`); under ``jit``/``vmap`` it checks what the shapes tell.
+
+    The drivers are faster for many runs on CPU: they batch the runs axis last (DESIGN.md); ``vmap(run)`` batches it
+    first.
+    """
+    env, policy, privatizer = validation.components(env, policy, privatizer)
+    horizon, times = validation.horizon_and_records(horizon, record_times)
+    slots = record_slots(times)
+    n_full, tail = divmod(horizon, BLOCK)
+    full = make_block(env, policy, privatizer, BLOCK, slots, batched=False, unroll=unroll)
+    last = make_block(env, policy, privatizer, tail, slots, batched=False, unroll=unroll) if tail else None
+    n_rec = len(times)
+
+    def run(key, params: SimParams) -> Trace:
+        validation.check(env, policy, privatizer, params)
+        rec = jnp.asarray(times, jnp.int32)
+        mu_star, gaps = regret_reference(env, params.env)
+        state = init_state(policy, params, env.num_arms, n_rec, slots)
 
         def body(s, b):
-            return one_block(s, b, run_keys, params, record_times, mu_star, gaps), None
+            return full(s, b, key, params, rec, mu_star, gaps), None
 
-        state, _ = jax.lax.scan(body, state, state.block + jnp.arange(num_blocks))
-        return state
+        state, _ = jax.lax.scan(body, state, jnp.arange(n_full))
+        if last is not None:
+            state = last(state, jnp.asarray(n_full, jnp.int32), key, params, rec, mu_star, gaps)
+        return Trace(state.pseudo[:n_rec], state.realized[:n_rec], state.run.counts)
 
-    return jax.jit(advance, donate_argnums=0, compiler_options=compiler_options())
+    return run
 
+
+_ADVANCE_CACHE: dict = {}
+
+
+def make_advance(env: Env, policy: Policy, privatizer: Privatizer, num_blocks: int, steps: int, slots: int,
+                 unroll: int = UNROLL):
+    """The drivers' jitted ``advance(state, run_keys, params, record_times) -> state`` running ``num_blocks``
+    blocks of ``steps`` (<= BLOCK) steps of a batch of runs (batch axis last). Memoized on the identity of the
+    components and on the static sizes, so calling it again with new parameter values or a new start block does
+    not recompile. (Components hold arrays, so they are not hashable by value; the cache keeps them alive, so their
+    ids stay unique.)"""
+    key = (id(env), id(policy), id(privatizer), num_blocks, steps, slots, unroll)
+    if key not in _ADVANCE_CACHE:
+        block = make_block(env, policy, privatizer, steps, slots, batched=True, unroll=unroll)
+
+        def advance(state: EngineState, run_keys, params: SimParams, record_times):
+            mu_star, gaps = jax.vmap(functools.partial(regret_reference, env), in_axes=-1, out_axes=-1)(params.env)
+
+            def body(s, b):
+                return block(s, b, run_keys, params, record_times, mu_star, gaps), None
+
+            state, _ = jax.lax.scan(body, state, state.block + jnp.arange(num_blocks))
+            return state
+
+        _ADVANCE_CACHE[key] = (env, policy, privatizer,
+                               jax.jit(advance, donate_argnums=0, compiler_options=compiler_options()))
+    return _ADVANCE_CACHE[key][-1]

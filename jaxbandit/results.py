@@ -1,9 +1,11 @@
-"""Simulation results with named axes, statistics over runs, and save / load / re-run."""
+"""Simulation results with named axes, statistics over runs, save / load, and the request that re-creates them
+(`jaxbandit.rerun`)."""
 from __future__ import annotations
 
 import dataclasses
 import hashlib
 import json
+import os
 import platform
 
 import numpy as np
@@ -131,8 +133,10 @@ class Results:
                 "agent_steps_per_second": self.runs * self.horizon / self.seconds if self.seconds else None}
 
     def save(self, path: str) -> None:
-        """Write ``path`` (.npz arrays) and ``path`` with .json (configuration, grid, timing)."""
+        """Write ``path`` (.npz arrays) and ``path`` with .json (configuration, grid, timing); missing folders
+        are created."""
         base = path[:-4] if path.endswith(".npz") else path
+        os.makedirs(os.path.dirname(base) or ".", exist_ok=True)
         np.savez_compressed(base + ".npz", t=self.t, pseudo_regret=self.pseudo_regret, regret=self.regret,
                             counts=self.counts)
         with open(base + ".json", "w") as f:
@@ -147,17 +151,22 @@ class Results:
             arrays = {k: data[k] for k in ("t", "pseudo_regret", "regret", "counts")}
         return cls(**arrays, grid=meta["grid"], config=meta["config"], seconds=meta["seconds"])
 
-    def rerun(self, **overrides) -> "Results":
-        """Run the saved configuration again (``overrides`` replace keyword arguments of `sweep`)."""
-        from jaxbandit.simulation import sweep
+    def request(self) -> dict:
+        """The keyword arguments of `jaxbandit.sweep` that re-create these results (`jaxbandit.rerun` runs them).
+
+        A configuration that used user-written component objects records only their names: pass the objects
+        again (``jaxbandit.rerun(res, policy=my_policy)``)."""
         c = self.config
+        missing = [key for key in ("env", "policy", "privatizer", "env_params", "policy_params", "privatizer_params",
+                                   "grid", "horizon", "runs", "seed", "record_times") if key not in c]
+        if missing:
+            raise ValueError(f"these results' configuration lacks {missing} (written by jaxbandit "
+                             f"{c.get('jaxbandit_version', 'unknown')}?): it cannot be re-run")
         grid = {tuple(a["paths"]) if len(a["paths"]) > 1 else a["paths"][0]:
                 [tuple(v) if len(a["paths"]) > 1 else v for v in a["values"]] for a in c["grid"]}
-        kwargs = dict(env=c["env"], policy=c["policy"], privatizer=c["privatizer"], env_params=c["env_params"],
-                      policy_params=c["policy_params"], privatizer_params=c["privatizer_params"], grid=grid,
-                      horizon=c["horizon"], runs=c["runs"], seed=c["seed"], record=np.asarray(c["record_times"]))
-        kwargs.update(overrides)
-        return sweep(**kwargs)
+        return dict(env=c["env"], policy=c["policy"], privatizer=c["privatizer"], env_params=c["env_params"],
+                    policy_params=c["policy_params"], privatizer_params=c["privatizer_params"], grid=grid,
+                    horizon=c["horizon"], runs=c["runs"], seed=c["seed"], record=np.asarray(c["record_times"]))
 
 
 def _plain(grid):

@@ -1,9 +1,11 @@
-"""`simulate` (one configuration, many runs) and `sweep` (a grid over any params leaves, one compilation).
+"""Host drivers over the pure core: `simulate` (one configuration, many runs), `sweep` (a grid over any params
+leaves, one compilation) and `rerun` (a saved configuration again).
 
-Both build the components from the registries by name (so a saved result records everything needed to re-run
-it), validate every input on the host before anything is compiled, and drive the engine chunk by chunk:
-a progress bar on long work, an optional ``callback(partial_results)`` after each chunk for live plots, and an
-optional checkpoint file from which an interrupted run resumes at its last completed chunk.
+They take component objects or registry names (a name makes a saved result re-runnable from its configuration
+alone), validate every input on the host before anything is compiled (`jaxbandit.validation`), and run the
+engine's block function (`jaxbandit.engine`, the same one `rollout` runs) batched over runs and grid points,
+chunk by chunk: a progress bar on long work, an optional ``callback(partial_results)`` after each chunk for live
+plots, and an optional checkpoint file from which an interrupted run resumes at its last completed chunk.
 """
 from __future__ import annotations
 
@@ -17,24 +19,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbandit import checks, envs, policies, privatizers, prng
+from jaxbandit import checks, prng, validation
 from jaxbandit.engine import BLOCK, UNROLL, EngineState, SimParams, init_state, make_advance, record_slots
 from jaxbandit.results import Results, config_fingerprint, environment_info
+
+__all__ = ["simulate", "sweep", "rerun", "run_engine"]
 
 DEFAULT_CHUNK_WORK = 2e8  # agent-steps per chunk when streaming (a few seconds on a 2-core CPU)
 
 
-def record_times(horizon: int, num: int = 100) -> np.ndarray:
-    """Record times in [1, horizon] (t = steps completed): half log-spaced, half evenly spaced, always T."""
-    horizon = checks.positive_int("horizon", horizon)
-    num = checks.positive_int("record", num)
-    half = max(num // 2, 1)
-    log = np.geomspace(1, horizon, half)
-    lin = np.linspace(horizon / half, horizon, half)
-    return np.unique(np.concatenate([np.round(log), np.round(lin), [horizon]]).astype(np.int64))
-
-
-def simulate(env: str, policy: str, *, privatizer: str = "identity", env_params: Mapping | None = None,
+def simulate(env, policy, *, privatizer="identity", env_params: Mapping | None = None,
              policy_params: Mapping | None = None, privatizer_params: Mapping | None = None,
              horizon: int, runs: int, seed: int = 0, **options) -> Results:
     """Simulate one configuration ``runs`` times; see `sweep` for the options."""
@@ -42,7 +36,7 @@ def simulate(env: str, policy: str, *, privatizer: str = "identity", env_params:
                  privatizer_params=privatizer_params, horizon=horizon, runs=runs, seed=seed, grid=None, **options)
 
 
-def sweep(env: str, policy: str, *, privatizer: str = "identity", env_params: Mapping | None = None,
+def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = None,
           policy_params: Mapping | None = None, privatizer_params: Mapping | None = None, grid: Mapping | None,
           horizon: int, runs: int, seed: int = 0, record: int | np.ndarray = 100, chunk_steps: int | None = None,
           progress: bool | None = None, callback: Callable | None = None, checkpoint: str | None = None,
@@ -50,9 +44,11 @@ def sweep(env: str, policy: str, *, privatizer: str = "identity", env_params: Ma
     """Simulate a Cartesian grid of parameter values, ``runs`` runs each, in one compiled program.
 
     Args:
-      env, policy, privatizer: registry names (``jaxbandit list`` shows them).
-      env_params, policy_params, privatizer_params: keyword arguments of ``envs.make``, the policy's
-        parameters and the privatizer's parameters.
+      env, policy, privatizer: registry names (``jaxbandit list`` shows them) or component objects
+        (`jaxbandit.Env`, `Policy`, `Privatizer`, e.g. one you wrote: no registry needed).
+      env_params, policy_params, privatizer_params: for a name, the keyword arguments of its ``make``
+        (``envs.make``, the policy's and the privatizer's parameters); for an object, a Mapping of fields
+        replacing its ``default_params`` or a complete params NamedTuple.
       grid: ``{path: values}`` where path is ``"env.means"``, ``"policy.epsilon"``, ``"privatizer.epsilon"``...
         (dotted fields of the params NamedTuples) and values a list; a tuple of paths with a list of tuples
         sweeps them jointly (one axis), e.g. ``{("policy.b", "policy.c"): [(0, 1.0), (9, 10.0)]}``.
@@ -74,30 +70,31 @@ def sweep(env: str, policy: str, *, privatizer: str = "identity", env_params: Ma
       ValueError: on invalid input, before any compilation. FloatingPointError: if a regret comes out
       non-finite.
     """
-    horizon = checks.positive_int("horizon", horizon)
+    horizon, times = validation.horizon_and_records(horizon, record)
     runs = checks.positive_int("runs", runs)
     seed = checks.positive_int("seed", seed, minimum=0)
     unroll = checks.positive_int("unroll", unroll)
-    env_params, policy_params, privatizer_params = (dict(env_params or {}), dict(policy_params or {}),
-                                                    dict(privatizer_params or {}))
-    env_obj, env_p = envs.make(env, **env_params)
-    pol_obj, pol_p = policies.make(policy, env_obj.num_arms, **policy_params)
-    priv_obj, priv_p = privatizers.make(privatizer, **privatizer_params)
-    base = SimParams(env_p, pol_p, priv_p)
+    env_obj, pol_obj, priv_obj, base = validation.resolve(env, policy, privatizer, env_params=env_params,
+                                                          policy_params=policy_params,
+                                                          privatizer_params=privatizer_params)
     axes, points = _grid_points(base, grid or {})
     for point in points:
-        _validate_point(env_obj, pol_obj, priv_obj, point)
-    times = np.asarray(record_times(horizon, record) if np.ndim(record) == 0 else record, dtype=np.int64)
-    if times.ndim != 1 or len(times) == 0 or np.any(np.diff(times) <= 0) or times[0] < 1 or times[-1] > horizon:
-        raise ValueError(f"record times must be strictly increasing integers in [1, horizon={horizon}]")
+        validation.check(env_obj, pol_obj, priv_obj, point)
 
-    config = {
-        "env": env, "env_params": _jsonable(env_params), "policy": policy, "policy_params": _jsonable(policy_params),
-        "privatizer": privatizer, "privatizer_params": _jsonable(privatizer_params),
+    given = {"env": (env, env_params, base.env), "policy": (policy, policy_params, base.policy),
+             "privatizer": (privatizer, privatizer_params, base.privatizer)}
+    config = {}
+    for role, (component, kwargs, resolved) in given.items():
+        by_name = isinstance(component, str)
+        config[role] = component if by_name else component.name
+        # A name's keyword arguments re-create it; an object's resolved params say what ran.
+        config[f"{role}_params"] = _jsonable(dict(kwargs or {}) if by_name else resolved._asdict())
+    config.update({
+        "objects": [role for role, (component, _, _) in given.items() if not isinstance(component, str)],
         "grid": [{"paths": list(paths), "values": _jsonable(values)} for paths, values in axes],
         "horizon": horizon, "runs": runs, "seed": seed, "block": BLOCK, "record_times": times.tolist(),
         **environment_info(),
-    }
+    })
     params = _stack(points, runs)
     root = prng.key(seed)
     run_keys = jnp.tile(jax.vmap(jax.random.fold_in, in_axes=(None, 0))(root, jnp.arange(runs)), len(points))
@@ -126,6 +123,17 @@ def sweep(env: str, policy: str, *, privatizer: str = "identity", env_params: Ma
     return to_results(*out)
 
 
+def rerun(results: Results, **overrides) -> Results:
+    """Run a saved configuration again: ``sweep(**results.request(), **overrides)`` (same seed, same numbers).
+
+    Components that were user-written objects must be passed again, e.g. ``rerun(res, policy=my_policy)``."""
+    objects = [role for role in results.config.get("objects", []) if role not in overrides]
+    if objects:
+        raise ValueError(f"these results were simulated with user-written {', '.join(objects)} object(s) "
+                         f"{[results.config[r] for r in objects]}; pass them again, e.g. rerun(res, {objects[0]}=...)")
+    return sweep(**{**results.request(), **overrides})
+
+
 def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: int, times: np.ndarray, *,
                chunk_steps=None, progress=None, callback=None, checkpoint=None, fingerprint="",
                describe=str, unroll=UNROLL):
@@ -150,7 +158,7 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
     if tail:
         plan.append((1, tail))
 
-    state = init_state(policy, params, num, env.num_arms, len(times), slots)
+    state = init_state(policy, params, env.num_arms, len(times), slots, num_runs=num)
     done_chunks, elapsed = 0, 0.0
     if checkpoint and os.path.exists(checkpoint):
         state, done_chunks, elapsed = _load_checkpoint(checkpoint, state, fingerprint)
@@ -259,29 +267,6 @@ def _set(obj, path, value):
         return node._replace(**{part: new})
 
     return rec(obj, 0)
-
-
-def _validate_point(env, policy, privatizer, p: SimParams):
-    env.validate(p.env)
-    policy.validate(p.policy)
-    privatizer.validate(p.privatizer)
-    for name, leaf in zip(getattr(p.privatizer, "_fields", ()), p.privatizer):
-        if np.ndim(leaf) == 1 and np.shape(leaf)[0] != env.num_arms:
-            raise ValueError(f"privatizer {privatizer.name!r} parameter {name} is per-arm with {np.shape(leaf)[0]} "
-                             f"entries, but environment {env.name!r} has {env.num_arms} arms")
-    low, high = env.support(p.env)
-    if privatizer.reward_range is not None:
-        need = privatizer.reward_range
-        if low < need[0] or high > need[1]:
-            raise ValueError(f"privatizer {privatizer.name!r} needs rewards in [{need[0]:g}, {need[1]:g}] but "
-                             f"environment {env.name!r} has support [{low:g}, {high:g}]")
-    if privatizer.output_range is not None:
-        low, high = privatizer.output_range
-    if policy.reward_range is not None:
-        need = policy.reward_range
-        if low < need[0] or high > need[1]:
-            raise ValueError(f"policy {policy.name!r} needs observations in [{need[0]:g}, {need[1]:g}] but gets "
-                             f"values in [{low:g}, {high:g}] (clip a Gaussian env with low=0, high=1?)")
 
 
 def _stack(points, runs):

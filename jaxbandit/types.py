@@ -114,6 +114,15 @@ class Policy(NamedTuple):
     reward_range: tuple | None = None
 
 
+class SimParams(NamedTuple):
+    """Every numeric parameter of a simulation: one params pytree per component (``run(key, params)`` of
+    `jaxbandit.rollout` takes one; the drivers batch it)."""
+
+    env: Params
+    policy: Params
+    privatizer: Params
+
+
 class EmptyParams(NamedTuple):
     """Parameters of a component that has none."""
 

@@ -5,9 +5,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxbandit import envs, policies, privatizers, prng, run_engine, simulate, sweep
+from jaxbandit import envs, policies, privatizers, prng, simulate, sweep
 from jaxbandit.engine import _ADVANCE_CACHE, BLOCK, SimParams
-from jaxbandit.simulation import _stack
+from jaxbandit.simulation import _stack, run_engine
 
 MEANS = [0.2, 0.5, 0.45, 0.7]
 KW = dict(env="bernoulli", env_params={"means": MEANS}, progress=False)

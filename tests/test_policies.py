@@ -152,7 +152,7 @@ def test_policy_parameter_errors():
         policies.make("klucb", 3, c=-1.0)
     with pytest.raises(ValueError, match="unknown parameter.*valid: epsilon"):
         policies.make("epsilon-greedy", 3, eps=0.1)
-    with pytest.raises(ValueError, match="unknown policy 'ucb'; valid names:"):
+    with pytest.raises(ValueError, match=r"unknown policy 'ucb' \(did you mean 'ucb1'\?\); valid names:"):
         policies.make("ucb", 3)
     with pytest.raises(ValueError, match="num_arms=0"):
         policies.make("ucb1", 0)

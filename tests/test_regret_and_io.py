@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from jaxbandit import Results, simulate, sweep
+from jaxbandit import Results, rerun, simulate, sweep
 from tests.helpers import Z
 
 MEANS9 = [round(0.1 * i, 1) for i in range(1, 10)]
@@ -38,7 +38,7 @@ def test_validation_happens_before_compilation(monkeypatch):
         (dict(horizon=0), r"horizon=0 .*\[1, inf\)"),
         (dict(horizon=-5), "horizon=-5"),
         (dict(runs=0), "runs=0"),
-        (dict(policy="thomson"), "unknown policy 'thomson'; valid names: .*thompson"),
+        (dict(policy="thomson"), r"unknown policy 'thomson' \(did you mean 'thompson'\?\); valid names: .*thompson"),
         (dict(env="bernouli"), "unknown environment 'bernouli'"),
         (dict(privatizer="laplace-ish"), "unknown privatizer"),
         (dict(policy="epsilon-greedy", policy_params={"epsilon": float("nan")}), "no NaN"),
@@ -65,7 +65,7 @@ def test_results_statistics_save_load_rerun(tmp_path, baselines):
     for f in ("t", "pseudo_regret", "regret", "counts"):
         np.testing.assert_array_equal(getattr(back, f), getattr(res, f))
     assert back.config == json.loads(json.dumps(res.config))
-    again = back.rerun()
+    again = rerun(back)
     np.testing.assert_array_equal(again.pseudo_regret, res.pseudo_regret)
     s = res.summary()
     assert s["runs"] == 64 and s["horizon"] == 2000 and s["final_regret_mean"] == pytest.approx(res.mean()[-1])

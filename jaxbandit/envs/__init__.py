@@ -1,4 +1,5 @@
-"""Reward models. ``make(name, **params)`` returns ``(env, params)``; K is the length of the per-arm lists.
+"""Reward models: a registry from names to factories ``(**params) -> (Env, params)``; K is the length of the
+per-arm lists.
 
 Families (one value per arm, scalars broadcast): ``bernoulli(means)``, ``gaussian(means, stds=1, low=-inf,
 high=inf)``, ``truncexp(rates)``, ``beta(alpha, beta)``, ``uniform(low, high)``,
@@ -10,9 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxbandit import checks
 from jaxbandit.envs.distributions import (FAMILIES, MixtureParams, family_env, family_params, mixture_env,
                                           open_uniform, pick)
+from jaxbandit.registry import Registry
+
+__all__ = ["REGISTRY", "FAMILIES", "INSTANCES", "TESTBED20", "MixtureParams", "family_env", "mixture_env",
+           "family_params", "make", "mixture", "names", "open_uniform", "pick"]
 
 # The 20-arm testbed of seed 000 Sec. 5 (copied there from Ren et al. 2020), best arm first: means 0.9 / 0.8 /
 # 0.7 / 0.6 / 0.5 by arm type; E[R²] 0.9 / 2/3 / 0.58 / 0.6 / 1/3.
@@ -25,13 +29,63 @@ INSTANCES = {
                              "5 Bernoulli(0.6), 4 Uniform[0,1]"),
 }
 
-DESCRIPTIONS = {name: fam.description for name, fam in FAMILIES.items()}
-DESCRIPTIONS["mixture"] = "per-arm mixture of the families above: arms=[(family, {field: value}), ...]"
-DESCRIPTIONS.update({name: desc for name, (_, desc) in INSTANCES.items()})
+
+def _family_factory(name: str):
+    def factory(**params):
+        p = family_params(name, **params)
+        env = family_env(name, int(np.shape(p[0])[0]))
+        env.validate(p)
+        return env, p
+    factory.__name__ = name.replace("-", "_")
+    factory.__doc__ = (f"{FAMILIES[name].description}.\n\nRegistry factory ``(**params) -> (env, params)``; fields "
+                       f"{', '.join(FAMILIES[name].fields)}, per-arm lists or scalars.")
+    return factory
+
+
+def mixture(arms=None, **params):
+    """Per-arm mixture of the families above: arms=[(family, {field: value}), ...].
+
+    Registry factory ``(arms=...) -> (env, params)``: arm a has the reward family ``arms[a][0]`` with scalar
+    fields ``arms[a][1]`` (a dict ``{"family": ..., field: value}`` is accepted too)."""
+    if params:
+        raise ValueError(f"mixture takes only 'arms', got {sorted(params)}")
+    if not arms:
+        raise ValueError("mixture needs arms=[(family, {field: value}), ...] with at least one arm")
+    arms = [(a[0], dict(a[1])) if not isinstance(a, dict) else (a["family"], {k: v for k, v in a.items()
+                                                                                 if k != "family"})
+            for a in arms]
+    env = mixture_env(tuple(f for f, _ in arms))
+    comps = []
+    for fam in dict.fromkeys(f for f, _ in arms):
+        members = [fields for f, fields in arms if f == fam]
+        keys = set().union(*members)
+        stacked = {k: [_scalar(fam, k, m.get(k, FAMILIES[fam].defaults.get(k))) for m in members] for k in keys}
+        comps.append(family_params(fam, **stacked))
+    p = MixtureParams(tuple(comps))
+    env.validate(p)
+    return env, p
+
+
+def _instance_factory(name: str):
+    arms, description = INSTANCES[name]
+
+    def factory(**params):
+        if params:
+            raise ValueError(f"environment {name!r} is a fixed instance and takes no parameters, got "
+                             f"{sorted(params)}")
+        env, p = mixture(arms=arms)
+        return env._replace(name=name), p
+    factory.__name__ = name
+    factory.__doc__ = f"{description}.\n\nA fixed instance: no parameters."
+    return factory
+
+
+REGISTRY = Registry("environment", {**{name: _family_factory(name) for name in FAMILIES}, "mixture": mixture,
+                                    **{name: _instance_factory(name) for name in INSTANCES}})
 
 
 def names():
-    return sorted(DESCRIPTIONS)
+    return REGISTRY.names()
 
 
 def make(name: str, **params):
@@ -39,36 +93,7 @@ def make(name: str, **params):
 
     Example: ``env, p = make("bernoulli", means=[0.1, 0.5, 0.9])``.
     """
-    checks.known_name("environment", name, DESCRIPTIONS)
-    if name in INSTANCES:
-        if params:
-            raise ValueError(f"environment {name!r} is a fixed instance and takes no parameters, got "
-                             f"{sorted(params)}")
-        env, p = make("mixture", arms=INSTANCES[name][0])
-        return env._replace(name=name), p
-    if name == "mixture":
-        arms = params.pop("arms", None)
-        if params:
-            raise ValueError(f"mixture takes only 'arms', got {sorted(params)}")
-        if not arms:
-            raise ValueError("mixture needs arms=[(family, {field: value}), ...] with at least one arm")
-        arms = [(a[0], dict(a[1])) if not isinstance(a, dict) else (a["family"], {k: v for k, v in a.items()
-                                                                                     if k != "family"})
-                for a in arms]
-        env = mixture_env(tuple(f for f, _ in arms))
-        comps = []
-        for fam in dict.fromkeys(f for f, _ in arms):
-            members = [fields for f, fields in arms if f == fam]
-            keys = set().union(*members)
-            stacked = {k: [_scalar(fam, k, m.get(k, FAMILIES[fam].defaults.get(k))) for m in members]
-                       for k in keys}
-            comps.append(family_params(fam, **stacked))
-        p = MixtureParams(tuple(comps))
-    else:
-        p = family_params(name, **params)
-        env = family_env(name, int(np.shape(p[0])[0]))
-    env.validate(p)
-    return env, p
+    return REGISTRY[name](**params)
 
 
 def _scalar(family, field, value):
@@ -77,7 +102,3 @@ def _scalar(family, field, value):
     if np.ndim(value) != 0:
         raise ValueError(f"mixture arm parameter {family}.{field}={value!r} must be a scalar")
     return value
-
-
-__all__ = ["FAMILIES", "DESCRIPTIONS", "INSTANCES", "TESTBED20", "MixtureParams", "family_env", "mixture_env", "family_params", "make",
-           "names", "open_uniform", "pick"]

@@ -69,7 +69,9 @@ def _feedback_bound(mean, level, increasing):
 
 
 def klucb_cf(num_arms: int) -> Policy:
-    """kl-UCB-CF (seed 002, Algorithm 1): each arm once (random order), then at round t + 1 play
+    """kl-UCB-CF: KL bound on the feedback mean mapped back through g_a^-1, per-arm channel (seed 002 Alg. 1).
+
+    Each arm once (random order), then at round t + 1 play
     argmax_a g_a⁻¹(u_a(t)) if g_a is increasing, g_a⁻¹(ℓ_a(t)) if decreasing, with [ℓ_a, u_a] the set
     {q : N_a(t) d(λ̂_a(t), q) <= f(t)}, f(t) = max(log t + c log log t, 0), t the rounds played (§7.2, App. I).
     Ties broken uniformly at random. Regret ≤ Σ Δ_a log T / d(λ_a, g_a(μ_1)) + O(sqrt(log T)) with c = 3
@@ -87,7 +89,9 @@ def klucb_cf(num_arms: int) -> Policy:
 
 
 def ucb_cf(num_arms: int) -> Policy:
-    """UCB-CF (seed 002 §4, Corollary 1): kl-UCB-CF with the Hoeffding interval: index
+    """UCB-CF: Hoeffding bound on the feedback mean mapped back through g_a^-1 (seed 002 Cor. 1).
+
+    kl-UCB-CF with the Hoeffding interval: index
     g_a⁻¹(λ̂_a + sqrt(f(t)/(2 N_a))) for increasing g_a, g_a⁻¹(λ̂_a − sqrt(f(t)/(2 N_a))) for decreasing;
     each arm once first, ties at random. Order-optimal only: O(Σ Δ_a log T / (λ_a − g_a(μ_1))²)."""
 
@@ -103,7 +107,9 @@ def ucb_cf(num_arms: int) -> Policy:
 
 
 def ts_cf(num_arms: int) -> Policy:
-    """TS-CF (seed 002, Algorithm 2): θ_a ~ Beta(successes_a + 1, failures_a + 1), the posterior of the
+    """TS-CF: Beta posterior on the feedback mean, play argmax g_a^-1(theta_a) (seed 002 Alg. 2).
+
+    θ_a ~ Beta(successes_a + 1, failures_a + 1), the posterior of the
     feedback mean λ_a under a uniform prior, and play argmax_a g_a⁻¹(θ_a) (App. II's "argmax θ_a" is a typo,
     spec §2.3); no forced initial pulls. Shares `thompson`'s state, random stream and update (feedback in
     [0, 1] enters as a Bernoulli trial), so with g = identity it *is* `thompson`. Ties (float32 draws) are
@@ -126,7 +132,9 @@ def _wrapped_means(state, params):
 
 
 def wr_klucb(num_arms: int) -> Policy:
-    """WRAPPER kl-UCB (seed 002 §6.1, "WR kl-UCB"): kl-UCB run on the transformed rewards g_a⁻¹(F) as if they
+    """WRAPPER kl-UCB: kl-UCB on the transformed feedback g_a^-1(F) (seed 002 Sec. 6 baseline).
+
+    kl-UCB run on the transformed rewards g_a⁻¹(F) as if they
     were rewards in [0, 1]: index max{q : N_a d(Ȳ_a, q) <= f(t)} with Ȳ_a = clip(g_a⁻¹(λ̂_a), 0, 1). The paper
     does not say how the out-of-range values g_a⁻¹(F) ∈ {−o/s, p00/s} are fed to kl-UCB; clipping each value
     would give back F itself, so the mean is clipped instead (spec §2.4 [A]). The confidence width is not
@@ -142,7 +150,9 @@ def wr_klucb(num_arms: int) -> Policy:
 
 
 def wr_ts(num_arms: int) -> Policy:
-    """WRAPPER TS (seed 002 §6.1, "WR TS"): Beta–Bernoulli TS on the transformed rewards, with the
+    """WRAPPER TS: Beta TS on the transformed feedback g_a^-1(F) (seed 002 Sec. 6 baseline).
+
+    Beta–Bernoulli TS on the transformed rewards, with the
     posterior Beta(1 + N_a Ȳ_a, 1 + N_a (1 − Ȳ_a)), Ȳ_a = clip(g_a⁻¹(λ̂_a), 0, 1) (spec §2.4 [A], as
     `wr_klucb`). The Beta draws are exact for real parameters (`jaxbandit.sampling.beta`)."""
 

@@ -90,13 +90,17 @@ def _counter_policy(num_arms: int, every_arm: bool, with_bound: bool, name: str)
 
 
 def dp_ucb_bound(num_arms: int) -> Policy:
-    """DP-UCB-BOUND (Tossou & Dimitrakakis 2016, Algorithm 1): per-arm hybrid counters fed on pulls; index
+    """ε-DP UCB on hybrid-mechanism sums plus their noise bound (Tossou & Dimitrakakis 2016, Alg. 1).
+
+    DP-UCB-BOUND: per-arm hybrid counters fed on pulls; index
     Ŝ_i/n_i + sqrt(2 ln t/n_i) + ν(n_i, ε, t^-4)/n_i (`continual.noise_bound`). ε-DP."""
     return _counter_policy(num_arms, every_arm=False, with_bound=True, name="dp-ucb-bound")
 
 
 def dp_ucb(num_arms: int) -> Policy:
-    """DP-UCB (Tossou & Dimitrakakis 2016): every arm's hybrid counter gets an item each round (0 unless
+    """ε-DP UCB on hybrid-mechanism sums, every counter fed each round (Tossou & Dimitrakakis 2016).
+
+    DP-UCB: every arm's hybrid counter gets an item each round (0 unless
     pulled); index Ŝ_i/n_i + sqrt(2 ln t/n_i). ε-DP."""
     return _counter_policy(num_arms, every_arm=True, with_bound=False, name="dp-ucb")
 
@@ -114,7 +118,9 @@ def block_length(epsilon):
 
 
 def dp_ucb_int(num_arms: int) -> Policy:
-    """DP-UCB-INT (Tossou & Dimitrakakis 2016, Algorithm 3): blocks of f = ⌈1/ε⌉ pulls; at the end of each block
+    """DP UCB with blocks of ceil(1/eps) pulls and Lap(n^(v/2-1)) means (Tossou & Dimitrakakis 2016, Alg. 3).
+
+    DP-UCB-INT: blocks of f = ⌈1/ε⌉ pulls; at the end of each block
     the arm's private mean S/n + Lap(1/n^{1−v/2}) is released; play unplayed arms first (random order), finish the
     current block, else argmax private mean + sqrt(2 ln t/n). Privacy: `dp_ucb_int_privacy`."""
 

@@ -24,8 +24,9 @@ def _uniform_arm(u, num_arms):
 
 
 def epsilon_greedy(num_arms: int) -> Policy:
-    """With probability ε a uniformly random arm, otherwise the best empirical mean (unplayed arms count as
-    best, ties broken uniformly at random)."""
+    """ε-greedy: random arm with probability epsilon, else best mean (Sutton & Barto §2.2).
+
+    Unplayed arms count as best; ties are broken uniformly at random."""
 
     def draw(key, steps, params):
         return jax.random.uniform(key, (steps, 2))
@@ -44,7 +45,7 @@ def epsilon_greedy(num_arms: int) -> Policy:
 
 
 def uniform(num_arms: int) -> Policy:
-    """Each arm with probability 1/K at every step, ignoring all feedback (the linear-regret reference)."""
+    """Uniformly random arm at every step, ignoring all feedback (the linear-regret reference)."""
 
     def select(rng, state, params):
         return _uniform_arm(rng.noise, num_arms)

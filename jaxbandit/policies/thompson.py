@@ -31,7 +31,7 @@ def posterior_sample(rng, state: BetaState):
 
 
 def thompson(num_arms: int) -> Policy:
-    """Beta(1, 1)-prior Thompson sampling for rewards in [0, 1].
+    """Beta(1,1)-Bernoulli Thompson sampling; [0,1] rewards binarized by a Bernoulli trial (Agrawal & Goyal 2013).
 
     Each step draws θ_k ~ Beta(S_k + 1, F_k + 1) and plays argmax θ. A reward r in [0, 1] is turned into a
     Bernoulli(r) trial before the update (AG13, Algorithm 2), so Bernoulli rewards are used as they are.
@@ -65,10 +65,12 @@ class GaussianState(NamedTuple):
 
 
 def gaussian_thompson(num_arms: int) -> Policy:
-    """Thompson sampling with N(0, 1) priors and unit-variance Gaussian likelihood (seed 001, Algorithm 1).
+    """Thompson sampling, N(0,1) prior: θ ~ N(S/(n+1), 1/(n+1)) (seed 001 Alg. 1).
 
-    θ_k ~ N(S_k / (n_k + 1), 1 / (n_k + 1)), the conjugate posterior; play argmax θ (ties have probability
-    zero). The posterior mean keeps the prior pseudo-count: μ̂ = S/(n+1), not S/n.
+    N(0, 1) priors and a unit-variance Gaussian likelihood: θ_k ~ N(S_k / (n_k + 1), 1 / (n_k + 1)), the
+    conjugate posterior; play argmax θ (ties have probability zero). The posterior mean keeps the prior pseudo-count: μ̂ = S/(n+1), not S/n. Declares rewards in [0, 1]:
+    its GDP guarantee (seed 001 Thm 4, `jaxbandit.privacy.thompson`) assumes them, so unbounded (unclipped
+    Gaussian) rewards are refused.
     """
 
     def init(params):
@@ -86,7 +88,8 @@ def gaussian_thompson(num_arms: int) -> Policy:
         hit = onehot(arm, num_arms)
         return GaussianState(state.sums + hit.astype(state.sums.dtype) * obs, state.counts + hit)
 
-    return Policy("gaussian-thompson", num_arms, init, draw, select, update, no_validate, EmptyParams())
+    return Policy("gaussian-thompson", num_arms, init, draw, select, update, no_validate, EmptyParams(),
+                  reward_range=(0.0, 1.0))
 
 
 class ModifiedParams(NamedTuple):
@@ -101,13 +104,16 @@ class ModifiedState(NamedTuple):
 
 
 def modified_thompson(num_arms: int) -> Policy:
-    """Modified Thompson sampling (seed 001, Algorithm 2): b pre-pulls of every arm in arm order (arm 0 b times,
-    then arm 1, ...), then θ_k ~ N(S_k/(n_k+1), c/(n_k+1)) and play argmax θ; n and S include the pre-pulls.
+    """Gaussian TS with b pre-pulls per arm and variance c/(n+1); sqrt(T/(c(b+1)))-GDP (seed 001 Alg. 2).
+
+    b pre-pulls of every arm in arm order (arm 0 b times, then arm 1, ...), then θ_k ~ N(S_k/(n_k+1), c/(n_k+1))
+    and play argmax θ; n and S include the pre-pulls.
 
     b and c are traced parameters, so a (b, c) grid is one compilation. (b, c) = (0, 1) is `gaussian-thompson`
     exactly: the same draws and, for the same key, the same trajectory. Its privacy is
     ``jaxbandit.privacy.thompson.eta(b, c, T)``-GDP, sqrt(T/(c(b+1))) (Lemma 5, Theorem 4). The regret analysis
-    (Theorem 5) assumes c ≥ 1; any c > 0 runs. If b·K ≥ T every round is a pre-pull.
+    (Theorem 5) assumes c ≥ 1; any c > 0 runs. If b·K ≥ T every round is a pre-pull. Rewards must lie in
+    [0, 1], which the GDP guarantee assumes (sensitivity 1 of the sums).
     """
 
     def init(params):
@@ -131,4 +137,4 @@ def modified_thompson(num_arms: int) -> Policy:
         checks.in_range("c", params.c, 0.0, low_open=True, high_open=True)
 
     return Policy("modified-thompson", num_arms, init, draw, select, update, validate,
-                  ModifiedParams(b=jnp.asarray(0, jnp.int32), c=jnp.asarray(1.0)))
+                  ModifiedParams(b=jnp.asarray(0, jnp.int32), c=jnp.asarray(1.0)), reward_range=(0.0, 1.0))

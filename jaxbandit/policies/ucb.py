@@ -44,8 +44,9 @@ def _means(state):
 
 
 def ucb1(num_arms: int) -> Policy:
-    """UCB1: unplayed arms first (in random order), then argmax x̄_j + sqrt(2 log t / n_j), t = pulls so far.
+    """UCB1: mean + sqrt(2 log t / n), each arm once first (Auer et al. 2002).
 
+    Unplayed arms first (in random order), then argmax x̄_j + sqrt(2 log t / n_j), t = pulls so far.
     Ties, which have positive probability with discrete rewards, are broken uniformly at random.
     """
 
@@ -132,7 +133,7 @@ class KLUCBParams(NamedTuple):
 
 
 def klucb(num_arms: int) -> Policy:
-    """kl-UCB for rewards in [0, 1] (Garivier & Cappé 2011, with the Bernoulli divergence).
+    """kl-UCB, Bernoulli KL, exploration log t + c log log t (Garivier & Cappé 2011); rewards in [0, 1].
 
     Unplayed arms first (random order); then argmax_j max{q : n_j d(x̄_j, q) <= f(t)} with t the number of
     pulls so far and f = `exploration`; ties broken uniformly at random.

@@ -143,7 +143,10 @@ def _per_arm(x, arm):
 
 def _apply(rng, arm, reward, params):
     t0, t1 = thresholds(_per_arm(params.p00, arm), _per_arm(params.p11, arm))
-    return (rng.noise < t0 + (t1 - t0) * reward).astype(reward.dtype)
+    # Clamp the input as the Bernoulli mechanisms do: the threshold then stays between t0 and t1 for every input
+    # (a reward of 2 or NaN would otherwise leave [0, 1] and make the channel's level infinite). NaN counts as 1/2.
+    r = jnp.clip(jnp.where(jnp.isnan(reward), 0.5, reward), 0, 1)
+    return (rng.noise < t0 + (t1 - t0) * r).astype(reward.dtype)
 
 
 def _draw(key, steps, params):
@@ -190,9 +193,12 @@ def toward_interior(p00, p11, dtype=None) -> dict:
     return out
 
 
-def factory(**params):
-    """Registry factory: p00 and p11 scalars or per-arm vectors (default: the ε = 1 optimal channel, p = 0.731),
-    stored `toward_interior`, so the channel as realized is never above the level of the values given."""
+def randomized_response(**params):
+    """Corruption channel Pr(F=0|R=0)=p00, Pr(F=1|R=1)=p11, per arm or shared (seed 002 Eq. 2); p00=p11=e^ε/(1+e^ε) is ε-LDP.
+
+    Registry factory ``(**params) -> (privatizer, params)``: p00 and p11 scalars or per-arm vectors (default: the
+    ε = 1 optimal channel, p = 0.731), stored `toward_interior`, so the channel as realized is never above the
+    level of the values given."""
     if "p00" in params and "p11" in params:
         given = RRParams(checks.as_array("p00", params["p00"]), checks.as_array("p11", params["p11"]))
         validate(given)  # before rounding: p00 + p11 = 1 exactly is rejected, not rounded away
