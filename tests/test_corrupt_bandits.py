@@ -1,6 +1,6 @@
-"""Seed 002 (corrupt bandits): randomized response, the CF policies and their baselines, the bounds, and the
-continual-release counter of the DP-UCB baselines. Oracles from ../shared/spec/002_corrupt_bandits.md §6, written
-out here (not taken from the library)."""
+"""Seed 002 (corrupt bandits): randomized response, the CF policies and their baselines (the DP-UCB family; its
+continual-release counter is tested in test_counters.py), and the bounds. Oracles from
+../shared/spec/002_corrupt_bandits.md §6, written out here (not taken from the library)."""
 import itertools
 import math
 
@@ -14,10 +14,10 @@ from jaxbandit import policies, privatizers, prng, theory
 from jaxbandit.policies.corrupt import channel_params
 from jaxbandit.policies.dp_ucb import block_length, dp_ucb_int_privacy
 from jaxbandit.policies.ucb import klucb_index
-from jaxbandit.privacy import continual
+from jaxbandit.privacy import counters
 from jaxbandit.privatizers import randomized_response as rr
 from jaxbandit.types import StepRandom
-from tests.helpers import Z, assert_mean
+from tests.helpers import assert_mean
 
 EPSILONS = (1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8)
 MAIN = [0.9] + [0.8] * 9
@@ -339,47 +339,7 @@ def test_lower_bound_and_upper_bound_constants():
         theory.corrupt_lower_bound_constant([0.9, 0.9], 0.8, 0.8)
 
 
-# ------------------------------------------------------------------------------------ continual release (DP-UCB)
-
-def stream_releases(x, epsilon, laplace):
-    """Insert the stream x into one counter and return every release."""
-    def step(state, inputs):
-        xi, lap = inputs
-        state = continual.insert(state, xi, lap, epsilon)
-        return state, continual.release(state)
-    _, out = jax.lax.scan(step, continual.init(), (jnp.asarray(x), jnp.asarray(laplace)))
-    return np.asarray(out, np.float64)
-
-
-def test_hybrid_counter_is_exact_with_noise_off():
-    x = np.asarray(jax.random.uniform(prng.key(6), (3000,)), np.float64)
-    lap = np.asarray(jax.random.laplace(prng.key(7), (3000,)))
-    got = stream_releases(x.astype(np.float32), math.inf, lap)
-    np.testing.assert_allclose(got, np.cumsum(x), rtol=2e-6)
-
-
-def test_hybrid_noise_is_data_independent_and_has_the_stated_variance():
-    n, reps, eps = 1100, 4000, 1.0
-    lap = jax.random.laplace(prng.key(8), (reps, n))
-    x1 = np.asarray(jax.random.uniform(prng.key(9), (n,)), np.float32)
-    x2 = x1.copy()
-    x2[5] = 1.0 - x2[5]  # a neighbouring stream
-    def step(state, inputs):
-        state = continual.insert(state, *inputs, eps)
-        return state, continual.release(state)
-
-    many = jax.jit(jax.vmap(lambda lp, x: jax.lax.scan(step, continual.init(), (x, lp))[1], in_axes=(0, None)))
-    r1, r2 = np.asarray(many(lap, jnp.asarray(x1)), np.float64), np.asarray(many(lap, jnp.asarray(x2)), np.float64)
-    # Same noise, neighbouring data: releases differ exactly by the change in the true sums (noise ⟂ data).
-    np.testing.assert_allclose(r1 - r2, np.broadcast_to(np.cumsum(x1) - np.cumsum(x2), r1.shape), atol=2e-3)
-    noise = r1 - np.cumsum(x1)
-    for m in (1, 2, 3, 64, 100, 1023, 1024, 1100):
-        e = noise[:, m - 1]
-        var = continual.noise_variance(m, eps)
-        # Var of the sample variance needs the 4th moment; bound it generously by the Laplace kurtosis (6).
-        z = (np.mean(e ** 2) - var) / math.sqrt((3 + 6) * var ** 2 / reps)
-        assert abs(z) < Z, f"n={m}: mean square {np.mean(e ** 2):.4g} vs {var:.4g}"
-
+# ------------------------------------------------------------------------------- counter-based DP-UCB baselines
 
 def test_dp_ucb_family_without_noise_is_ucb1():
     ucb, p0 = policies.make("ucb1", 4)
@@ -391,7 +351,7 @@ def test_dp_ucb_family_without_noise_is_ucb1():
             arm = int(rng.integers(4))
             state = policy.update(StepRandom(None, (jnp.float32(0.5), jnp.ones(4))), state, jnp.int32(arm),
                                   jnp.float32(rng.uniform() < 0.5 + 0.1 * arm), params)
-        sums = continual.release(state.counter)
+        sums = counters.hybrid_release(state.counter)
         np.testing.assert_allclose(sums, state.counter.total, rtol=1e-6)
         ustate = ucb.init(p0)._replace(sums=sums, counts=state.counts)
         for u in (0.1, 0.6):

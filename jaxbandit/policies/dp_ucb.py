@@ -7,7 +7,7 @@ algorithms below follow the paper's description as implemented, consistently, by
 hybrid mechanism). Facts taken from them, not code. Where they disagree or are silent, the choice is ours and
 marked. The privacy of each policy is that of its construction, stated per policy.
 
-  dp-ucb-bound  each arm's rewards feed its own hybrid counter (`jaxbandit.privacy.continual`, ε-DP); after one
+  dp-ucb-bound  each arm's rewards feed its own hybrid counter (`jaxbandit.privacy.counters`, ε-DP); after one
                 pull of each arm play argmax Ŝ_i/n_i + sqrt(2 ln t / n_i) + ν_i/n_i, with ν_i the counter's noise
                 bound at n_i and γ = t^-4. ε-DP: every reward enters one ε-DP counter; choices are
                 post-processing of the released sums.
@@ -35,7 +35,7 @@ import numpy as np
 
 from jaxbandit import checks
 from jaxbandit.policies.common import onehot, unplayed_first
-from jaxbandit.privacy import continual
+from jaxbandit.privacy import composition, counters
 from jaxbandit.types import Policy
 
 
@@ -49,7 +49,7 @@ class IntervalParams(NamedTuple):
 
 
 class CounterState(NamedTuple):
-    counter: continual.HybridState  # one hybrid counter per arm (leading axis K)
+    counter: counters.HybridState   # one hybrid counter per arm (leading axis K)
     counts: jax.Array               # int32[K]: pulls
 
 
@@ -66,23 +66,25 @@ def _validate_epsilon(params):
 
 def _counter_policy(num_arms: int, every_arm: bool, with_bound: bool, name: str) -> Policy:
     def init(params):
-        return CounterState(continual.init((num_arms,)), jnp.zeros(num_arms, jnp.int32))
+        return CounterState(counters.hybrid_init((num_arms,)), jnp.zeros(num_arms, jnp.int32))
 
     def select(rng, state, params):
         u, _ = rng.noise
         dtype = state.counter.total.dtype
         n = jnp.maximum(state.counts, 1).astype(dtype)
         t = jnp.maximum(jnp.sum(state.counts), 1).astype(dtype)
-        index = continual.release(state.counter) / n + jnp.sqrt(2 * jnp.log(t) / n)
+        index = counters.hybrid_release(state.counter) / n + jnp.sqrt(2 * jnp.log(t) / n)
         if with_bound:
-            index = index + continual.noise_bound(jnp.maximum(state.counter.n, 1), params.epsilon, 4 * jnp.log(t)) / n
+            bound = counters.hybrid_noise_bound(jnp.maximum(state.counter.n, 1), params.epsilon, 4 * jnp.log(t))
+            index = index + bound / n
         return unplayed_first(index, state.counts, u)
 
     def update(rng, state, arm, obs, params):
         _, lap = rng.noise
         hit = onehot(arm, num_arms)
         items = hit.astype(state.counter.total.dtype) * obs
-        counter = continual.insert(state.counter, items, lap, params.epsilon, mask=True if every_arm else hit == 1)
+        mask = True if every_arm else hit == 1
+        counter = counters.hybrid_insert(state.counter, items, lap, params.epsilon, mask=mask)
         return CounterState(counter, state.counts + hit)
 
     return Policy(name, num_arms, init, _draw(num_arms), select, update, _validate_epsilon,
@@ -93,7 +95,7 @@ def dp_ucb_bound(num_arms: int) -> Policy:
     """ε-DP UCB on hybrid-mechanism sums plus their noise bound (Tossou & Dimitrakakis 2016, Alg. 1).
 
     DP-UCB-BOUND: per-arm hybrid counters fed on pulls; index
-    Ŝ_i/n_i + sqrt(2 ln t/n_i) + ν(n_i, ε, t^-4)/n_i (`continual.noise_bound`). ε-DP."""
+    Ŝ_i/n_i + sqrt(2 ln t/n_i) + ν(n_i, ε, t^-4)/n_i (`counters.hybrid_noise_bound`). ε-DP."""
     return _counter_policy(num_arms, every_arm=False, with_bound=True, name="dp-ucb-bound")
 
 
@@ -159,8 +161,8 @@ def dp_ucb_int(num_arms: int) -> Policy:
 
 def dp_ucb_int_privacy(epsilon: float, v: float, delta: float, horizon: int) -> float:
     """ε_total of DP-UCB-INT over ``horizon`` rounds with slack δ, by advanced composition
-    (`continual.advanced_composition`) of the releases of the arm whose reward is changed, in the worst case
+    (`composition.advanced_composition`) of the releases of the arm whose reward is changed, in the worst case
     where that arm holds every round: releases k = 1, ..., ⌊T/f⌋ at n = kf, each (kf)^{−v/2}-DP."""
     f = max(math.ceil(1 / float(epsilon)), 1)
     k = np.arange(1, int(horizon) // f + 1, dtype=np.float64)
-    return continual.advanced_composition((k * f) ** (-float(v) / 2), delta)
+    return composition.advanced_composition((k * f) ** (-float(v) / 2), delta)
