@@ -87,6 +87,7 @@ def with_params(component, **params):
             raise ValueError(f"{component.name} parameter {f}={v!r} must be an integer")
         values[f] = jnp.asarray(arr, dtype=dtype)
     p = default._replace(**values) if values else default
+    p = type(p)(*(jnp.asarray(x, dtype=jnp.asarray(x).dtype) for x in p))  # strong dtypes: no retrace on new values
     component.validate(p)
     return p
 

@@ -1,19 +1,28 @@
+"""Test tiers. The default suite (the README's test command, `python -m pytest -q`) must finish in 10 minutes on
+2 CPU cores. Tests marked ``slow`` (long statistical checks, quick experiment reproductions, notebooks, the README
+run as written, the full golden comparison) run only with ``--runslow``; CI runs them after the default suite
+(`.ci/run`: ``pytest -q --runslow -m slow``). Tests marked ``gpu`` need an accelerator and are skipped without one."""
 import os
 
 import pytest
 
-# Tests compile many small programs; keep XLA to the machine's cores and quiet.
+# Tests compile many small programs; keep XLA quiet.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 
 def pytest_addoption(parser):
-    parser.addoption("--runslow", action="store_true", default=False, help="run tests marked slow or gpu")
+    parser.addoption("--runslow", action="store_true", default=False, help="run tests marked slow (and gpu on a GPU)")
 
 
 def pytest_collection_modifyitems(config, items):
-    if config.getoption("--runslow"):
-        return
-    skip = pytest.mark.skip(reason="needs --runslow")
+    runslow = config.getoption("--runslow")
+    has_gpu = None
     for item in items:
-        if "slow" in item.keywords or "gpu" in item.keywords:
-            item.add_marker(skip)
+        if "slow" in item.keywords and not runslow:
+            item.add_marker(pytest.mark.skip(reason="slow tier: run with --runslow"))
+        if "gpu" in item.keywords:
+            if has_gpu is None:
+                import jax
+                has_gpu = jax.default_backend() == "gpu"
+            if not (runslow and has_gpu):
+                item.add_marker(pytest.mark.skip(reason="needs --runslow and a GPU"))

@@ -1,5 +1,6 @@
-"""Privacy accounting: the GDP calculus (`gdp`) and the guarantees of private Thompson sampling (`thompson`)."""
-from jaxbandit.privacy import gdp, thompson
+"""Privacy accounting: the GDP calculus (`gdp`), the guarantees of private Thompson sampling (`thompson`), private
+continual-release counters with their accounting (`counters`) and composition of ε-DP mechanisms (`composition`)."""
+from jaxbandit.privacy import composition, counters, gdp, thompson
 from jaxbandit.privacy.gdp import compose, delta, epsilon, eta_for, rdp_epsilon
 
-__all__ = ["gdp", "thompson", "compose", "delta", "epsilon", "eta_for", "rdp_epsilon"]
+__all__ = ["composition", "counters", "gdp", "thompson", "compose", "delta", "epsilon", "eta_for", "rdp_epsilon"]

@@ -1,0 +1,100 @@
+"""Contract tests over every registry (policies, privatizers, environments).
+
+For each registered component, in a small configuration (tests/golden.py's cases):
+  * `rollout` jits and vmaps, and is traced once: new parameter values and new keys do not retrace it
+    (`chex.assert_max_traces`);
+  * vmapped equals looped: a run's numbers do not depend on its place in a batch or its companions, bit for bit
+    (a batch of the same shape with other runs, so no second compilation);
+  * chunked equals unchunked: the driver streaming one block per chunk equals one `rollout` over the whole horizon;
+  * the driver compiles once per chunk shape: new parameter values reuse it;
+  * every output is finite, and the pull counts add up to the horizon.
+"""
+import chex
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jaxbandit as jb
+from jaxbandit import engine, envs, policies, privatizers, prng
+from tests import golden
+
+HORIZON, RUNS, SEED = 100, 3, 5
+TIMES = np.array([1, 50, 51, 100])
+
+
+def _reversed(tree, num_arms=None):
+    """The same parameters with vector leaves (of length ``num_arms`` if given) reversed: new values, still valid."""
+    def flip(x):
+        return x[::-1] if np.ndim(x) == 1 and (num_arms is None or np.shape(x)[0] == num_arms) else x
+    return jax.tree.map(flip, tree)
+
+
+def _alternative(component, params, num_arms):
+    """Other valid values of a component's params, made as a user makes them (`checks.with_params`): scalars from
+    its defaults, per-arm leaves reversed."""
+    fields = {f: p if np.ndim(p) else d for f, p, d in zip(params._fields, params, component.default_params)}
+    return _reversed(jb.checks.with_params(component, **fields), num_arms)
+
+
+def check_contract(env, policy, privatizer="identity", env_params=None, policy_params=None, privatizer_params=None):
+    env_o, pol_o, priv_o, params = jb.resolve(env, policy, privatizer, env_params=env_params,
+                                              policy_params=policy_params, privatizer_params=privatizer_params)
+    K = env_o.num_arms
+    alt = jb.SimParams(_reversed(params.env), _alternative(pol_o, params.policy, K),
+                       _alternative(priv_o, params.privatizer, K))
+    jb.validation.check(env_o, pol_o, priv_o, alt)
+    assert any(not np.array_equal(a, b) for a, b in zip(jax.tree.leaves(alt), jax.tree.leaves(params)))
+
+    run = jb.rollout(env_o, pol_o, priv_o, horizon=HORIZON, record_times=TIMES, unroll=1)
+    keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(prng.key(SEED), jnp.arange(RUNS + 2))
+    chex.clear_trace_counter()  # chex counts traces per function definition, across tests
+    batched = jax.jit(jax.vmap(chex.assert_max_traces(run, n=1), in_axes=(0, None)))
+    trace = batched(keys[:RUNS], params)
+    # Vmapped equals looped: runs 0 and 2 again, at other places in a batch with other companions.
+    again = batched(jnp.stack([keys[RUNS], keys[2], keys[RUNS + 1], keys[0]][:RUNS]), params)
+    chex.assert_trees_all_equal(jax.tree.map(lambda x: x[1], again), jax.tree.map(lambda x: x[2], trace))
+    other = batched(keys[:RUNS], alt)  # new parameter values: no retrace (assert_max_traces raises otherwise)
+    for t in (trace, other):
+        for leaf in t:
+            assert np.all(np.isfinite(np.asarray(leaf, np.float64)))
+        np.testing.assert_array_equal(np.asarray(t.counts).sum(-1), HORIZON)
+
+    # Chunked equals unchunked: the driver, one block per chunk and runs batched last, equals rollout.
+    kwargs = dict(env=env_o, policy=pol_o, privatizer=priv_o, horizon=HORIZON, runs=RUNS, seed=SEED, record=TIMES,
+                  chunk_steps=engine.BLOCK, progress=False, unroll=1)
+    before = len(engine._ADVANCE_CACHE)
+    chunked = jb.simulate(env_params=params.env, policy_params=params.policy, privatizer_params=params.privatizer,
+                          **kwargs)
+    np.testing.assert_array_equal(chunked.pseudo_regret, trace.pseudo_regret)
+    np.testing.assert_array_equal(chunked.regret, trace.regret)
+    np.testing.assert_array_equal(chunked.counts, trace.counts)
+    fns = [entry[-1] for entry in list(engine._ADVANCE_CACHE.values())[before:]]
+    jb.simulate(env_params=alt.env, policy_params=alt.policy, privatizer_params=alt.privatizer, **kwargs)
+    assert len(engine._ADVANCE_CACHE) == before + len(fns) and all(f._cache_size() == 1 for f in fns)
+
+
+def test_every_registry_entry_has_a_contract_case():
+    assert set(golden.POLICY_CASES) == set(policies.names())
+    assert set(golden.PRIVATIZER_CASES) == set(privatizers.names())
+    assert set(golden.ENV_CASES) | {"mixture"} == set(envs.names())
+
+
+@pytest.mark.parametrize("name", sorted(golden.POLICY_CASES))
+def test_policy_contract(name):
+    env, ep, pp, priv, qp, _ = golden.POLICY_CASES[name]
+    check_contract(env, name, priv, ep, pp, qp)
+
+
+@pytest.mark.parametrize("name", sorted(golden.PRIVATIZER_CASES))
+def test_privatizer_contract(name):
+    check_contract("bernoulli", "ucb1", name, {"means": golden.MEANS4}, None, golden.PRIVATIZER_CASES[name])
+
+
+ENV_CASES = {**golden.ENV_CASES, "mixture": {"arms": [("bernoulli", {"means": 0.4}), ("beta", {"alpha": 2.0, "beta": 1.0}),
+                                                      ("bernoulli", {"means": 0.6})]}}
+
+
+@pytest.mark.parametrize("name", sorted(ENV_CASES))
+def test_env_contract(name):
+    check_contract(name, "ucb1", env_params=ENV_CASES[name])
