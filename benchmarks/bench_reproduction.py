@@ -4,8 +4,9 @@
 
 seed000 (issue 4): ldp-ts-fig2 and ldp-ts-rankflip at T = 10^5, 200 runs (the paper: 50 trials, no timing).
 seed001 (issue 3, item 8): gdp-ts-fig1 ... gdp-ts-fig8 at T = 10^5, 200 runs; Figs 3 and 5 reuse the
-simulations of Figs 2 and 4 (same output directory), as `jaxbandit reproduce ID --out DIR` does. Target: under
-5 minutes on the 2-core CPU (the paper: about 2 hours on an M1 Pro laptop, 10 runs).
+simulations of Figs 2 and 4, and Fig. 8 Fig. 2's η = 1 and 5 sweeps, through the result cache all experiments
+share, as `jaxbandit reproduce ID ID ...` does. Target: under 5 minutes on the 2-core CPU (the paper: about 2
+hours on an M1 Pro laptop, 10 runs).
 seed002 (issue 5): corrupt-exp61, -exp62, -exp63 and corrupt-appendix at T = 10^5, 1000 runs (the paper's).
 """
 from __future__ import annotations
@@ -20,26 +21,24 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.dirname(__file__))
 
-import experiments  # noqa: E402
-from experiments import runner  # noqa: E402
+from jaxbandit.experiments import runner  # noqa: E402
 
-# (experiment, output subdirectory): experiments sharing a subdirectory share simulations.
+# Experiments in the order they run; each writes to OUT/ID, all share the cache OUT/results (runner.output_dirs).
 PLANS = {
     "seed000": dict(
-        plan=[("ldp-ts-fig2", "fig2"), ("ldp-ts-rankflip", "rankflip")],
+        plan=["ldp-ts-fig2", "ldp-ts-rankflip"],
         section="## Seed 000 full reproduction (issue 4)",
         settings="Full settings (testbed20, T = 10^5, 200 runs, ε ∈ {0.5, 1, 2, 4, ∞}, TS and UCB × 3 "
                  "mechanisms; rank-flip experiment); wall time with compilation.", target=""),
     "seed001": dict(
-        plan=[("gdp-ts-fig1", "fig1"), ("gdp-ts-fig2", "bernoulli"), ("gdp-ts-fig3", "bernoulli"),
-              ("gdp-ts-fig4", "truncexp"), ("gdp-ts-fig5", "truncexp"), ("gdp-ts-fig6", "fig6"),
-              ("gdp-ts-fig7", "fig6"), ("gdp-ts-fig8", "fig8")],
+        plan=["gdp-ts-fig1", "gdp-ts-fig2", "gdp-ts-fig3", "gdp-ts-fig4", "gdp-ts-fig5", "gdp-ts-fig6",
+              "gdp-ts-fig7", "gdp-ts-fig8"],
         section="## Seed 001 full reproduction (issue 3, item 8)",
         settings="Full settings (T = 10^5, 200 runs, 3 budgets η, b grids of experiments/gdp_ts.py); wall time "
-                 "with compilation; Figs 3/5 reuse Figs 2/4's simulations.", target="; target < 5 min"),
+                 "with compilation; Figs 3/5 reuse Figs 2/4's simulations, Fig. 8 Fig. 2's η = 1, 5 sweeps.",
+        target="; target < 5 min"),
     "seed002": dict(
-        plan=[("corrupt-exp61", "exp61"), ("corrupt-exp62", "exp62"), ("corrupt-exp63", "exp63"),
-              ("corrupt-appendix", "appendix")],
+        plan=["corrupt-exp61", "corrupt-exp62", "corrupt-exp63", "corrupt-appendix"],
         section="## Seed 002 full reproduction (issue 5)",
         settings="Full settings (K = 10, T = 10^5, 1000 runs; Exp. 6.1: 7 algorithms; 6.2: 7 ε × 2; 6.3: 5 "
                  "algorithms; Appendix III: all three on scenarios 3 and 4); wall time with compilation.", target=""),
@@ -56,9 +55,10 @@ def main():
     out = args.out or tempfile.mkdtemp(prefix=f"{args.seed}-")
     times = {}
     t_all = time.perf_counter()
-    for exp_id, sub in spec["plan"]:
+    for exp_id in spec["plan"]:
         t0 = time.perf_counter()
-        runner.run(experiments.load(exp_id), os.path.join(out, sub), quick=False, progress=False, log=lambda *a: None)
+        runner.reproduce([exp_id], os.path.join(out, exp_id), progress=False, log=lambda *a: None,
+                         cache=os.path.join(out, "results"))
         times[exp_id] = time.perf_counter() - t0
         print(f"{exp_id}: {times[exp_id]:.1f} s", flush=True)
     total = time.perf_counter() - t_all

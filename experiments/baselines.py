@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import os
 
-from experiments.runner import Config
 from jaxbandit import plotting
+
+from .runner import Config, Experiment
+
+__all__ = ["EXPERIMENTS", "TITLE", "MEANS", "POLICIES", "configs", "figures"]
 
 TITLE = "Baselines on 9 Bernoulli arms, means 0.1..0.9"
 MEANS = [round(0.1 * i, 1) for i in range(1, 10)]
@@ -33,3 +36,7 @@ def figures(results, out_dir):
     no_uniform = [(label, res) for label, res in curves if not label.startswith("uniform")]
     fig = plotting.regret_figure(no_uniform, f"{TITLE}, T = {horizon} (without uniform play)")
     plotting.save(fig, os.path.join(out_dir, "regret_zoom.png"))
+
+
+EXPERIMENTS = [Experiment("baselines-bernoulli9", TITLE, "six baseline policies on 9 Bernoulli arms, means 0.1..0.9",
+                          configs, figures)]

@@ -1,5 +1,6 @@
-"""Shared settings and builders of the seed-002 reproductions ("Corrupt Bandits for Preserving Local Privacy",
-Gajane, Urvoy & Kaufmann, ALT 2018): corrupt-exp61, corrupt-exp62, corrupt-exp63 and corrupt-appendix.
+"""Seed 002 ("Corrupt Bandits for Preserving Local Privacy", Gajane, Urvoy & Kaufmann, ALT 2018): the registry
+entries corrupt-exp61, corrupt-exp62, corrupt-exp63 and corrupt-appendix (``EXPERIMENTS``, at the end), their
+settings, configuration builders and panels.
 
 The paper's setting (spec §5): Bernoulli arms, T = 10^5, 1000 repetitions, K = 10 with μ = (0.9, 0.8, ..., 0.8).
   6.1  randomized response with p00 = p11 = 0.6 for the optimal arm and 0.9 for the others; kl-UCB-CF, TS-CF,
@@ -14,14 +15,22 @@ unclipped; pseudo-regret Σ_a Δ_a N_a(t) on the true means.
 """
 from __future__ import annotations
 
+import functools
 import math
+import os
 
 import numpy as np
 
-from experiments.runner import Config
-from jaxbandit import theory
+from jaxbandit import plotting, theory
 from jaxbandit.policies.corrupt import channel_params
 from jaxbandit.privatizers import randomized_response as rr
+
+from .runner import Config, Experiment, default_rows
+
+__all__ = ["EXPERIMENTS", "MAIN", "SCENARIOS", "EPSILONS", "C", "GLOBAL_DP", "GLOBAL_DELTA", "EXP61_POLICIES",
+           "CF_POLICIES", "GLOBAL_POLICIES", "NON_PRIVATE", "settings", "exp61_channel", "ldp_channel",
+           "exp61_configs", "exp62_configs", "exp63_configs", "appendix_configs", "bounds_row", "global_dp_level",
+           "instance_label", "exp61_panel", "exp62_panel", "exp63_panel", "caption", "rows_with_bounds"]
 
 MAIN = (0.9,) + (0.8,) * 9
 SCENARIOS = {  # Appendix III, Table 1: the fully specified scenarios (1 and 2 were lost in extraction)
@@ -143,7 +152,6 @@ def _lb_curve(ax, t, means, p00, p11, label="LB: C_LB log t (Thm 1)"):
 
 def exp61_panel(ax, results, means, prefix="", zoom=False):
     """Regret against t of 6.1's algorithms with the LB curve (zoom: the CF algorithms and the bounds only)."""
-    from jaxbandit import plotting
     ch = exp61_channel(means)
     for name, label, _, _ in EXP61_POLICIES:
         if zoom and name not in ("klucb-cf", "ts-cf"):
@@ -167,7 +175,6 @@ def exp61_panel(ax, results, means, prefix="", zoom=False):
 
 def exp62_panel(ax, results, means, prefix=""):
     """Regret at T against ε (log-log) for the CF algorithms, with Corollary 3's UB and the LB at T."""
-    from jaxbandit import plotting
     res0 = results[f"{prefix}{CF_POLICIES[0][1]} vs epsilon"]
     horizon = res0.horizon
     eps = np.asarray(EPSILONS)
@@ -199,7 +206,6 @@ def exp62_panel(ax, results, means, prefix=""):
 
 
 def exp63_panel(ax, results, means, prefix=""):
-    from jaxbandit import plotting
     for name, label, _ in CF_POLICIES:
         plotting.plot_regret(ax, results[f"{prefix}{label} (local, eps=1)"], label=f"{label} (local DP, ε = 1)")
     horizon = results[f"{prefix}{CF_POLICIES[0][1]} (local, eps=1)"].horizon
@@ -233,7 +239,7 @@ def _channel(res, coords):
     return np.asarray(params["p00"], np.float64), np.asarray(params["p11"], np.float64)
 
 
-def rows_with_bounds(results, default_rows, means):
+def rows_with_bounds(results, means):
     """summary.csv rows with the theory columns of each row's channel (and DP-UCB-INT's composed ε), computed
     from the exact parameters (the rows' cells are rounded)."""
     rows = default_rows(results)
@@ -252,3 +258,120 @@ def rows_with_bounds(results, default_rows, means):
         if row["policy"] == "dp-ucb-int":
             row["global_dp_epsilon_total_delta_e-10"] = global_dp_level(horizon)
     return rows
+
+
+# ------------------------------------------------------------------------------------------------ Exp. 6.1
+# Fig. 2a: regret against time under per-arm randomized response (p = 0.6 on the optimal arm, 0.9 elsewhere), on
+# μ = (0.9, 0.8 × 9): kl-UCB-CF and TS-CF against the wrapper and naive algorithms, with the lower bound C_LB log t.
+# The feedback order is reversed (λ_1 = 0.58 < λ_a = 0.74), so the naive algorithms should lose ≈ 0.1 per round.
+# Figures: fig2a.png (all algorithms; the CF ones with the LB and the Theorem 2 bound). summary.csv adds the bounds.
+
+def _main_rows(results):
+    return rows_with_bounds(results, MAIN)
+
+
+def _exp61(results, out_dir):
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.9))
+    exp61_panel(axes[0], results, MAIN)
+    axes[0].set_title("(a) all algorithms", fontsize=10)
+    exp61_panel(axes[1], results, MAIN, zoom=True)
+    axes[1].set_title("(b) the CF algorithms against the bounds (log time axis)", fontsize=10)
+    fig.suptitle("Seed 002 Exp. 6.1: randomized response p00 = p11 = 0.6 on the optimal arm, 0.9 on the others\n"
+                 + caption(results, MAIN), fontsize=10)
+    fig.tight_layout()
+    plotting.save(fig, os.path.join(out_dir, "fig2a.png"))
+
+
+# ------------------------------------------------------------------------------------------------ Exp. 6.2
+# Fig. 2b: regret at T against ε under the ε-optimal randomized response (Eq. 5) on every arm, ε ∈ {1/8, ..., 8},
+# μ = (0.9, 0.8 × 9); kl-UCB-CF and TS-CF, one ε sweep (one compilation) each, with Corollary 3's "UB" and the LB
+# at T, and their ε = ∞ limits (kl-UCB and TS on the true rewards) as references.
+# The paper claims regret falls with ε and plateaus below ε = 1/4 (near uniform play) and above ε = 4 (s → 1).
+# Figures: fig2b.png. summary.csv adds per ε the LB, the Corollary 3 bound and the Theorem 2 finite-time bound.
+
+def _exp62(results, out_dir):
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(9.8, 5.6))
+    exp62_panel(ax, results, MAIN)
+    fig.suptitle("Seed 002 Exp. 6.2: regret at T against the LDP level ε\n" + caption(results, MAIN), fontsize=9.5)
+    fig.tight_layout()
+    plotting.save(fig, os.path.join(out_dir, "fig2b.png"))
+
+
+# ------------------------------------------------------------------------------------------------ Exp. 6.3
+# Fig. 2c: local DP (kl-UCB-CF and TS-CF under the ε = 1 optimal randomized response) against global DP
+# (DP-UCB-INT with ε = 1, v = 1.1, and DP-UCB, DP-UCB-BOUND at ε = 1, all seeing the true rewards) on
+# μ = (0.9, 0.8 × 9). The paper expects global DP to have lower regret, since local DP is the stronger guarantee.
+# Figures: fig2c.png; summary.csv adds DP-UCB-INT's composed (ε_total, δ).
+
+def _exp63(results, out_dir):
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.9))
+    for ax, scale in zip(axes, ("linear", "log")):
+        exp63_panel(ax, results, MAIN)
+        ax.set_xscale(scale)
+        ax.set_title(f"{scale} time axis", fontsize=10)
+    fig.suptitle("Seed 002 Exp. 6.3: local DP (ε = 1 randomized response) against global DP\n"
+                 + caption(results, MAIN), fontsize=10)
+    fig.tight_layout()
+    plotting.save(fig, os.path.join(out_dir, "fig2c.png"))
+
+
+# ------------------------------------------------------------------------------------------------ Appendix III
+# Figs 4–7: Exps 6.1, 6.2 and 6.3 on the fully specified scenarios of Table 1, scenario 3
+# μ = (0.9, 0.8 × 3, 0.7 × 3, 0.6 × 3) and scenario 4 μ = (0.9, 0.6 × 9), with the main experiments' parameters.
+# Scenarios 1 and 2 lost their means in extraction and are not run.
+# Figures: one per scenario (scenario3.png, scenario4.png) with the three panels; summary.csv has every row.
+
+def _prefix(name):
+    return f"{name}: "
+
+
+def appendix_configs(quick: bool):
+    out = []
+    for name, means in SCENARIOS.items():
+        for build in (exp61_configs, exp62_configs, exp63_configs):
+            out += build(means, quick, prefix=_prefix(name))
+    return out
+
+
+def _appendix_rows(results):
+    rows = []
+    for name, means in SCENARIOS.items():
+        mine = {k: v for k, v in results.items() if k.startswith(_prefix(name))}
+        rows += rows_with_bounds(mine, means)
+    return rows
+
+
+def _appendix(results, out_dir):
+    import matplotlib.pyplot as plt
+    for name, means in SCENARIOS.items():
+        fig, axes = plt.subplots(1, 3, figsize=(19, 5.2))
+        exp61_panel(axes[0], results, means, prefix=_prefix(name))
+        axes[0].set_title("(a) Exp. 6.1 corruption (p = 0.6 optimal arm, 0.9 others)", fontsize=10)
+        exp62_panel(axes[1], results, means, prefix=_prefix(name))
+        axes[1].set_title("(b) Exp. 6.2: regret at T against ε", fontsize=10)
+        exp63_panel(axes[2], results, means, prefix=_prefix(name))
+        axes[2].set_title("(c) Exp. 6.3: local (ε = 1) against global DP", fontsize=10)
+        mine = {k: v for k, v in results.items() if k.startswith(_prefix(name))}
+        fig.suptitle(f"Seed 002 Appendix III, {name}\n" + caption(mine, means), fontsize=10)
+        fig.tight_layout()
+        plotting.save(fig, os.path.join(out_dir, f"{name.replace(' ', '')}.png"))
+
+
+# ------------------------------------------------------------------------------------------------ registry
+
+EXPERIMENTS = [
+    Experiment("corrupt-exp61", "Seed 002 Exp. 6.1 (Fig. 2a)", "seed 002 Fig. 2a: CF vs wrapper vs naive under "
+               "per-arm randomized response, regret vs t with the lower bound",
+               functools.partial(exp61_configs, MAIN), _exp61, _main_rows),
+    Experiment("corrupt-exp62", "Seed 002 Exp. 6.2 (Fig. 2b)", "seed 002 Fig. 2b: kl-UCB-CF / TS-CF regret at T vs "
+               "eps (1/8..8) with Cor. 3 and the lower bound",
+               functools.partial(exp62_configs, MAIN), _exp62, _main_rows),
+    Experiment("corrupt-exp63", "Seed 002 Exp. 6.3 (Fig. 2c)", "seed 002 Fig. 2c: local DP (eps=1 randomized "
+               "response) vs global DP-UCB-INT / DP-UCB / DP-UCB-BOUND",
+               functools.partial(exp63_configs, MAIN), _exp63, _main_rows),
+    Experiment("corrupt-appendix", "Seed 002 Appendix III", "seed 002 App. III: Exps 6.1-6.3 on scenarios 3 and 4",
+               appendix_configs, _appendix, _appendix_rows),
+]

@@ -1,53 +1,188 @@
-"""Run an experiment's configurations with per-configuration save/resume, then its figures and summary.csv."""
+"""What an experiment is, and how it runs: configurations, the content-keyed result cache, summary.csv.
+
+An `Experiment` is one figure of a paper: its configurations (`Config`: a label and the keyword arguments of
+`jaxbandit.sweep`) and the function that draws them. `run` simulates the configurations through a cache of
+results keyed by the content of the sweep request, so figures whose configurations are equal (Figs 2 and 3 of
+seed 001, the η = 1 and 5 sweeps of its Fig. 8) simulate them once, and a configuration that changed in any
+keyword never reuses a stale result. The configuration in progress checkpoints after every chunk, so an
+interrupted reproduction resumes where it stopped.
+
+Cache layout (``cache`` defaults to ``<out_dir>/results``): for a request whose key is ``K`` (`cache_key`),
+``K.npz`` and ``K.json`` (`Results.save`), ``K.request.json`` (the canonical request, written last: a result
+counts as done only once it exists) and, while it runs, ``K.ckpt.npz``.
+"""
 from __future__ import annotations
 
 import csv
 import dataclasses
+import glob
+import hashlib
 import json
 import os
 import time
+from typing import Callable
 
 import numpy as np
 
 from jaxbandit.results import Results
 from jaxbandit.simulation import sweep
 
+__all__ = ["Config", "Experiment", "run", "reproduce", "output_dirs", "cached_sweep", "request", "cache_key",
+           "default_rows", "write_summary"]
+
 
 @dataclasses.dataclass
 class Config:
-    """One configuration of an experiment: a label and the keyword arguments of `jaxbandit.sweep`."""
+    """One configuration of an experiment: a label (its name in the figure and summary.csv, unique within the
+    experiment) and the keyword arguments of `jaxbandit.sweep`. Only ``kwargs`` decide what is simulated, so
+    configurations with equal kwargs share one cached result whatever their labels."""
 
     label: str
     kwargs: dict
 
 
-def run(module, out_dir: str, quick: bool = False, progress: bool = True, log=print) -> dict:
-    """Run (or resume) every configuration of ``module``; returns ``{label: Results}``."""
-    os.makedirs(os.path.join(out_dir, "results"), exist_ok=True)
-    configs = module.configs(quick)
+@dataclasses.dataclass(frozen=True)
+class Experiment:
+    """A registry entry: one reproduced figure (or table) of a paper.
+
+    Attributes:
+      id: the name of ``jaxbandit reproduce ID``.
+      title: short title (e.g. "Seed 001 Fig. 2").
+      description: the line of ``jaxbandit list``.
+      configs: ``configs(quick) -> [Config]``; ``quick`` gives a small horizon and few runs.
+      figures: ``figures(results, out_dir)`` writes the figures from ``{label: Results}``.
+      summary_rows: ``summary_rows(results) -> [dict]``, the rows of summary.csv (default: `default_rows`).
+    """
+
+    id: str
+    title: str
+    description: str
+    configs: Callable[[bool], list]
+    figures: Callable[[dict, str], None]
+    summary_rows: Callable[[dict], list] | None = None
+
+
+def run(experiment: Experiment, out_dir: str, quick: bool = False, progress: bool | None = True, log=print,
+        cache: str | None = None) -> dict:
+    """Run (or load, or resume) every configuration of ``experiment``, then write ``out_dir/summary.csv`` and the
+    figures; returns ``{label: Results}``. ``cache``: the result cache (default ``out_dir/results``)."""
+    os.makedirs(out_dir, exist_ok=True)
+    cache = os.path.join(out_dir, "results") if cache is None else cache
+    configs = experiment.configs(quick)
     results = {}
     for i, cfg in enumerate(configs):
-        base = os.path.join(out_dir, "results", _slug(cfg.label))
-        kwargs = {"grid": None, **cfg.kwargs}
-        done = _load_if_same(base, kwargs)
-        if done is not None:
-            log(f"[{i + 1}/{len(configs)}] {cfg.label}: already done, loaded {base}.npz")
-            results[cfg.label] = done
-            continue
         t0 = time.perf_counter()
-        res = sweep(**kwargs, progress=progress, checkpoint=base + ".ckpt.npz")
-        res.save(base)
-        with open(base + ".request.json", "w") as f:
-            f.write(_request(kwargs))
-        if os.path.exists(base + ".ckpt.npz"):
-            os.remove(base + ".ckpt.npz")
-        log(f"[{i + 1}/{len(configs)}] {cfg.label}: {time.perf_counter() - t0:.1f}s")
+        res, path, loaded = cached_sweep(cfg.kwargs, cache, progress=progress)
+        # "already done" is what a user (and the CLI test) looks for when a reproduction is repeated
+        log(f"[{i + 1}/{len(configs)}] {cfg.label}: " +
+            (f"already done, loaded {path}.npz" if loaded else f"{time.perf_counter() - t0:.1f}s"))
         results[cfg.label] = res
-    rows = module.summary_rows(results) if hasattr(module, "summary_rows") else None
+    rows = experiment.summary_rows(results) if experiment.summary_rows is not None else None
     write_summary(results, os.path.join(out_dir, "summary.csv"), rows)
-    module.figures(results, out_dir)
+    experiment.figures(results, out_dir)
     return results
 
+
+def output_dirs(ids, out: str | None = None, quick: bool = False) -> tuple[dict, str]:
+    """Where ``jaxbandit reproduce`` writes: ``({id: output folder}, cache folder)``.
+
+    One id with ``out``: the folder ``out`` itself (as before the cache was shared). Otherwise each id gets
+    ``<root>/<id>`` (``-quick`` appended for quick runs), root being ``out`` or ``out/`` of the working directory.
+    The cache is ``results/`` in the root, so that reproductions writing to the same root share their simulations
+    whatever order they run in (``reproduce gdp-ts-fig2`` then ``reproduce gdp-ts-fig3`` simulate once).
+    """
+    ids = list(ids)
+    if out is not None and len(ids) == 1:
+        return {ids[0]: out}, os.path.join(out, "results")
+    root = "out" if out is None else out
+    return {i: os.path.join(root, i + ("-quick" if quick else "")) for i in ids}, os.path.join(root, "results")
+
+
+def reproduce(ids, out: str | None = None, quick: bool = False, cache: str | None = None, progress=True,
+              log=print) -> dict:
+    """`run` the registered experiments ``ids`` into `output_dirs` with one shared cache (``cache`` overrides
+    it); returns ``{id: {label: Results}}``."""
+    from . import load
+    experiments = [load(i) for i in ids]  # every id checked before anything runs
+    dirs, default_cache = output_dirs(ids, out, quick)
+    cache = default_cache if cache is None else cache
+    out_all = {}
+    for exp in experiments:
+        if len(experiments) > 1:
+            log(f"{exp.id}: {exp.title} -> {dirs[exp.id]}")
+        out_all[exp.id] = run(exp, dirs[exp.id], quick=quick, progress=progress, log=log, cache=cache)
+    return out_all
+
+
+# ------------------------------------------------------------------------------------------------ the cache
+
+def request(kwargs: dict) -> str:
+    """The configuration as requested, canonical JSON (sorted keys; a missing grid is an empty one): equal
+    requests simulate the same thing, so they share a cached result."""
+    from jaxbandit.simulation import _jsonable
+    kwargs = {"grid": None, **kwargs}
+    grid = kwargs["grid"] or {}
+    plain = {k: _jsonable(v) for k, v in kwargs.items() if k != "grid"}
+    plain["grid"] = [[list(p) if isinstance(p, tuple) else p, _jsonable(v)] for p, v in grid.items()]
+    return json.dumps(plain, sort_keys=True)
+
+
+def cache_key(kwargs: dict) -> str:
+    """The file name of a request in the cache: the policy (to browse by) and 16 hex digits of the SHA-256 of
+    `request`. The stored request is compared in full before a result is reused, so a collision costs a re-run,
+    never a wrong result."""
+    digest = hashlib.sha256(request(kwargs).encode()).hexdigest()[:16]
+    return f"{_slug(str(kwargs.get('policy', 'sweep')))}-{digest}"
+
+
+def cached_sweep(kwargs: dict, cache: str, progress: bool | None = True) -> tuple[Results, str, bool]:
+    """``sweep(**kwargs)`` through the cache folder ``cache``: ``(results, path without extension, loaded)``.
+
+    A finished result with the same request is loaded; otherwise the sweep runs (resuming from its checkpoint
+    if an earlier attempt was interrupted) and is stored.
+    """
+    os.makedirs(cache, exist_ok=True)
+    text = request(kwargs)
+    base = os.path.join(cache, cache_key(kwargs))
+    if not _is_done(base, text):
+        _adopt_legacy(cache, text, base)
+    if _is_done(base, text):
+        return Results.load(base), base, True
+    res = sweep(**{"grid": None, **kwargs}, progress=progress, checkpoint=base + ".ckpt.npz")
+    res.save(base)
+    tmp = base + ".request.json.tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, base + ".request.json")  # last and atomic: marks the result as complete
+    if os.path.exists(base + ".ckpt.npz"):
+        os.remove(base + ".ckpt.npz")
+    return res, base, False
+
+
+def _is_done(base: str, text: str) -> bool:
+    if not all(os.path.exists(base + ext) for ext in (".npz", ".json", ".request.json")):
+        return False
+    with open(base + ".request.json") as f:
+        return f.read() == text
+
+
+def _adopt_legacy(cache: str, text: str, base: str) -> None:
+    """Results saved by the runner before the cache was keyed by content are named by their label
+    (``results/<label>.npz``, same request format): rename one with an equal request to its key, so output folders
+    written by earlier versions are not simulated again."""
+    for req in glob.glob(os.path.join(glob.escape(cache), "*.request.json")):
+        old = req[:-len(".request.json")]
+        if old == base or not all(os.path.exists(old + ext) for ext in (".npz", ".json")):
+            continue
+        with open(req) as f:
+            if f.read() != text:
+                continue
+        for ext in (".npz", ".json", ".request.json"):  # request last: the marker moves once the data has
+            os.replace(old + ext, base + ext)
+        return
+
+
+# ------------------------------------------------------------------------------------------------ summary.csv
 
 def default_rows(results: dict) -> list[dict]:
     """One row per configuration (per grid point of a sweep), with a column per parameter of the policy and the
@@ -89,24 +224,6 @@ def _cell(v):
     if isinstance(v, (int, float, np.number)):
         return f"{float(v):g}"
     return str(v)
-
-
-def _request(kwargs) -> str:
-    """The configuration as requested, canonical JSON: a saved result is reused only for the same request."""
-    from jaxbandit.simulation import _jsonable
-    grid = kwargs.get("grid") or {}
-    plain = {k: _jsonable(v) for k, v in kwargs.items() if k != "grid"}
-    plain["grid"] = [[list(p) if isinstance(p, tuple) else p, _jsonable(v)] for p, v in grid.items()]
-    return json.dumps(plain, sort_keys=True)
-
-
-def _load_if_same(base, kwargs):
-    if not (os.path.exists(base + ".json") and os.path.exists(base + ".request.json")):
-        return None
-    with open(base + ".request.json") as f:
-        if f.read() != _request(kwargs):
-            return None
-    return Results.load(base)
 
 
 def _slug(label: str) -> str:

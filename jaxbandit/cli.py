@@ -32,12 +32,11 @@ def _key_values(pairs, flag):
 
 
 def cmd_list(args) -> int:
-    import experiments
-    from jaxbandit import envs, policies, privatizers
+    from jaxbandit import envs, experiments, policies, privatizers
     sections = [("policies", policies.REGISTRY.descriptions()),
                 ("environments", envs.REGISTRY.descriptions()),
                 ("privatizers", privatizers.REGISTRY.descriptions()),
-                ("experiments", {k: v[1] for k, v in experiments.REGISTRY.items()})]
+                ("experiments", {k: e.description for k, e in experiments.REGISTRY.items()})]
     for title, entries in sections:
         print(f"{title}:")
         width = max(len(k) for k in entries)
@@ -120,12 +119,12 @@ def cmd_privacy(args) -> int:
 
 
 def cmd_reproduce(args) -> int:
-    import experiments
-    from experiments import runner
-    module = experiments.load(args.id)
-    out = args.out or f"out/{args.id}{'-quick' if args.quick else ''}"
-    runner.run(module, out, quick=args.quick, progress=None if sys.stderr.isatty() else False)
-    print(f"wrote {out}/summary.csv and figures in {out}/")
+    from jaxbandit.experiments import runner
+    dirs, cache = runner.output_dirs(args.ids, args.out, args.quick)
+    runner.reproduce(args.ids, args.out, quick=args.quick, cache=args.cache,
+                     progress=None if sys.stderr.isatty() else False)
+    for out in dirs.values():
+        print(f"wrote {out}/summary.csv and figures in {out}/")
     return 0
 
 
@@ -163,10 +162,16 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--json", metavar="FILE", help="write eta, epsilon, delta as JSON")
     v.set_defaults(fn=cmd_privacy)
 
-    q = sub.add_parser("reproduce", help="run an experiment, write figures and summary.csv")
-    q.add_argument("id", help="experiment id (see `jaxbandit list`)")
+    q = sub.add_parser("reproduce", help="run experiments, write figures and summary.csv",
+                       description="Simulations are cached by content in RESULTS (default: results/ in the output "
+                                   "root), so experiments with equal configurations, run together or one after "
+                                   "the other, simulate them once; an interrupted run resumes.")
+    q.add_argument("ids", nargs="+", metavar="ID", help="experiment ids (see `jaxbandit list`)")
     q.add_argument("--quick", action="store_true", help="small horizon and few runs (seconds)")
-    q.add_argument("--out", help="output directory (default out/ID)")
+    q.add_argument("--out", help="one ID: its output directory (default out/ID); several: the root of their "
+                                 "folders ROOT/ID (default out)")
+    q.add_argument("--cache", metavar="RESULTS", help="folder of cached simulation results (default: "
+                                                      "OUT/results for one ID with --out, else ROOT/results)")
     q.set_defaults(fn=cmd_reproduce)
     return p
 

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-import experiments
-from experiments import corrupt, runner
+from jaxbandit import experiments
+from jaxbandit.experiments import corrupt, runner
 from jaxbandit import theory
 from jaxbandit.privatizers import randomized_response as rr
 

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-import experiments
-from experiments import ldp_ts, ldp_ts_rankflip, runner
+from jaxbandit import experiments
+from jaxbandit.experiments import ldp_ts, runner
 from jaxbandit import theory
 from tests.helpers import Z
 
@@ -68,9 +68,9 @@ def test_rankflip_quick(tmp_path):
     runner.run(experiments.load("ldp-ts-rankflip"), str(tmp_path), quick=True, progress=False, log=lambda *a: None)
     rows = _rows(tmp_path / "summary.csv")
     a_rows = [r for r in rows if r["label"].startswith("A")]
-    assert len(a_rows) == 2 * len(ldp_ts_rankflip.B_FRACTIONS)
+    assert len(a_rows) == 2 * len(ldp_ts.B_FRACTIONS)
     for r in a_rows:
-        f = float(r["privatizer.b"]) / math.expm1(ldp_ts_rankflip.EPSILON_A)
+        f = float(r["privatizer.b"]) / math.expm1(ldp_ts.EPSILON_A)
         gap = float(r["privatized_gap_of_best_arm"])
         if abs(f - 1.75) < 1e-5:  # the exact tie of spec §5 (up to float32 rounding of b)
             assert abs(gap) < 1e-6
