@@ -7,7 +7,9 @@ For each registered component, in a small configuration (tests/golden.py's cases
     (a batch of the same shape with other runs, so no second compilation);
   * chunked equals unchunked: the driver streaming one block per chunk equals one `rollout` over the whole horizon;
   * the driver compiles once per chunk shape: new parameter values reuse it;
-  * every output is finite, and the pull counts add up to the horizon.
+  * every output is finite, and the pull counts add up to the horizon;
+  * same seed, same numbers: the outputs equal those recorded by the engine before the core-v2 refactor
+    (tests/golden.py, ``CONTRACT_PATH``; the larger golden cases run in the slow tier, tests/test_golden.py).
 """
 import chex
 import jax
@@ -37,7 +39,8 @@ def _alternative(component, params, num_arms):
     return _reversed(jb.checks.with_params(component, **fields), num_arms)
 
 
-def check_contract(env, policy, privatizer="identity", env_params=None, policy_params=None, privatizer_params=None):
+def check_contract(key, env, policy, privatizer="identity", env_params=None, policy_params=None,
+                   privatizer_params=None):
     env_o, pol_o, priv_o, params = jb.resolve(env, policy, privatizer, env_params=env_params,
                                               policy_params=policy_params, privatizer_params=privatizer_params)
     K = env_o.num_arms
@@ -69,6 +72,9 @@ def check_contract(env, policy, privatizer="identity", env_params=None, policy_p
     np.testing.assert_array_equal(chunked.pseudo_regret, trace.pseudo_regret)
     np.testing.assert_array_equal(chunked.regret, trace.regret)
     np.testing.assert_array_equal(chunked.counts, trace.counts)
+    with np.load(golden.CONTRACT_PATH) as recorded:
+        for field in ("pseudo_regret", "regret", "counts"):
+            np.testing.assert_array_equal(getattr(chunked, field), recorded[f"{key}:{field}"], err_msg=field)
     fns = [entry[-1] for entry in list(engine._ADVANCE_CACHE.values())[before:]]
     jb.simulate(env_params=alt.env, policy_params=alt.policy, privatizer_params=alt.privatizer, **kwargs)
     assert len(engine._ADVANCE_CACHE) == before + len(fns) and all(f._cache_size() == 1 for f in fns)
@@ -83,12 +89,13 @@ def test_every_registry_entry_has_a_contract_case():
 @pytest.mark.parametrize("name", sorted(golden.POLICY_CASES))
 def test_policy_contract(name):
     env, ep, pp, priv, qp, _ = golden.POLICY_CASES[name]
-    check_contract(env, name, priv, ep, pp, qp)
+    check_contract(f"policy/{name}", env, name, priv, ep, pp, qp)
 
 
 @pytest.mark.parametrize("name", sorted(golden.PRIVATIZER_CASES))
 def test_privatizer_contract(name):
-    check_contract("bernoulli", "ucb1", name, {"means": golden.MEANS4}, None, golden.PRIVATIZER_CASES[name])
+    check_contract(f"privatizer/{name}", "bernoulli", "ucb1", name, {"means": golden.MEANS4}, None,
+                   golden.PRIVATIZER_CASES[name])
 
 
 ENV_CASES = {**golden.ENV_CASES, "mixture": {"arms": [("bernoulli", {"means": 0.4}), ("beta", {"alpha": 2.0, "beta": 1.0}),
@@ -97,4 +104,4 @@ ENV_CASES = {**golden.ENV_CASES, "mixture": {"arms": [("bernoulli", {"means": 0.
 
 @pytest.mark.parametrize("name", sorted(ENV_CASES))
 def test_env_contract(name):
-    check_contract(name, "ucb1", env_params=ENV_CASES[name])
+    check_contract(f"env/{name}", name, "ucb1", env_params=ENV_CASES[name])

@@ -181,7 +181,8 @@ def test_registries_share_one_shape_with_docstring_descriptions():
 
 @pytest.mark.parametrize("module", ["jaxbandit", "jaxbandit.envs", "jaxbandit.policies", "jaxbandit.privatizers",
                                     "jaxbandit.privacy", "jaxbandit.engine", "jaxbandit.simulation",
-                                    "jaxbandit.validation", "jaxbandit.registry"])
+                                    "jaxbandit.validation", "jaxbandit.registry", "jaxbandit.experiments",
+                                    "jaxbandit.privacy.counters", "jaxbandit.privacy.composition"])
 def test_public_names_import(module):
     mod = importlib.import_module(module)
     assert mod.__all__, module
