@@ -34,8 +34,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbandit import checks
-from jaxbandit.policies.common import onehot, unplayed_first
 from jaxbandit.policies.phased import phased
+from jaxbandit.policies.common import onehot, unplayed_first
 from jaxbandit.privacy import continual
 from jaxbandit.types import Policy
 
@@ -106,7 +106,7 @@ class IntervalState(NamedTuple):
     sums: jax.Array     # float[K]: exact reward sums (never released)
     counts: jax.Array   # int32[K]
     private: jax.Array  # float[K]: the last released private mean of each arm
-    last: jax.Array     # int32: the arm of the current block, pulled last (-1 before the first pull)
+    last: jax.Array     # int32: the arm pulled last (-1 before the first pull)
 
 
 def block_length(epsilon):
