@@ -81,10 +81,10 @@ def test_dpse_matches_reference_step_for_step(eps, beta, means):
     arms, states = drive(policy, params, jnp.asarray(rewards), jnp.asarray(laplace))
     expected = dpse_reference(rewards.astype(np.float64), laplace.astype(np.float64), eps, beta)
     np.testing.assert_array_equal(arms, expected)
-    assert int(states.n_active[-1]) < K  # the test exercises eliminations
+    assert int(np.asarray(states.inner.active)[-1].sum()) < K  # the test exercises eliminations
     # forgetting: the epoch sums restart at 0 whenever an epoch begins
-    starts = np.flatnonzero(np.diff(np.asarray(states.epoch)) == 1) + 1
-    assert len(starts) >= 1 and np.all(np.asarray(states.sums)[starts] == 0)
+    starts = np.flatnonzero(np.diff(np.asarray(states.inner.epoch)) == 1) + 1
+    assert len(starts) >= 1 and np.all(np.asarray(states.inner.sums)[starts] == 0)
 
 
 def test_dpse_noise_scale_is_one_over_eps_r():
@@ -92,14 +92,17 @@ def test_dpse_noise_scale_is_one_over_eps_r():
     when (lap_0 − lap_1)/(ε R) > 2(h + c)."""
     policy, params = policies.make("dp-se", 2, epsilon=1.0, beta=0.5)
     state = policy.init(params)
-    R = int(state.pulls)
+    R = int(state.inner.pulls)
+    assert int(state.length) == 2 * R  # the epoch: R pulls of each active arm
     l8, l4 = math.log(8 * 2 / 0.5), math.log(4 * 2 / 0.5)
     width = math.sqrt(l8 / (2 * R)) + l4 / R
     for diff, eliminated in [(2 * width * R * 0.99, False), (2 * width * R * 1.01, True)]:
-        s = state._replace(sums=jnp.asarray([R / 2.0, R / 2.0 - 0.5]), played=jnp.int32(2 * R - 1))
+        s = state._replace(inner=state.inner._replace(sums=jnp.asarray([R / 2.0, R / 2.0 - 0.5])),
+                           count=jnp.int32(2 * R - 1))
         rng = StepRandom(None, jnp.asarray([diff, 0.0], jnp.float32))
         new = policy.update(rng, s, jnp.int32(1), jnp.float32(0.5), params)
-        assert bool(new.active[1]) != eliminated and int(new.epoch) == 2 and bool(new.active[0])
+        assert bool(new.inner.active[1]) != eliminated and int(new.inner.epoch) == 2 and bool(new.inner.active[0])
+        assert int(new.count) == 0 and int(new.length) == (0 if eliminated else 2 * int(new.inner.pulls))
 
 
 # ------------------------------------------------------------------------------------------- Anytime-Lazy-UCB
@@ -135,19 +138,22 @@ def test_lazy_ucb_matches_reference_step_for_step():
     arms, states = drive(policy, params, jnp.asarray(rewards), (jnp.asarray(uniforms), jnp.asarray(laplace)))
     expected = lazy_ucb_reference(rewards, uniforms, laplace, 0.7, 1.5, 3.0)
     np.testing.assert_array_equal(arms, expected)
-    sizes = np.unique(np.asarray(states.size))
+    sizes = np.unique(np.asarray(states.inner.size))
     assert set(sizes) <= {0} | {2 ** k for k in range(20)}  # batch sizes are powers of two
 
 
 def test_lazy_ucb_releases_batch_sum_plus_laplace_over_eps():
     policy, params = policies.make("lazy-ucb", 2, epsilon=0.25)
-    s = policy.init(params)._replace(size=jnp.asarray([4, 1]), buffer=jnp.asarray([0.0, 1.0]),
-                                     filled=jnp.asarray([0, 1]), mean=jnp.asarray([0.5, 1.0]), t=jnp.int32(9))
+    s = policy.init(params)
+    s = s._replace(inner=s.inner._replace(size=jnp.asarray([4, 1]), buffer=jnp.asarray([0.0, 1.0]),
+                                          mean=jnp.asarray([0.5, 1.0]), t=jnp.int32(9)),
+                   count=jnp.asarray([0, 1]), length=jnp.asarray([8, 2]))
     new = policy.update(StepRandom(None, (jnp.float32(0.3), jnp.float32(-0.8))), s, jnp.int32(1), jnp.float32(1.0),
                         params)
-    assert float(new.mean[1]) == pytest.approx((2.0 - 0.8 / 0.25) / 2)  # (batch sum + Lap/ε) / batch size
-    assert int(new.size[1]) == 2 and float(new.buffer[1]) == 0 and int(new.filled[1]) == 0
-    assert float(new.mean[0]) == 0.5  # other arms untouched
+    assert float(new.inner.mean[1]) == pytest.approx((2.0 - 0.8 / 0.25) / 2)  # (batch sum + Lap/ε) / batch size
+    assert int(new.inner.size[1]) == 2 and float(new.inner.buffer[1]) == 0 and int(new.count[1]) == 0
+    assert int(new.length[1]) == 4  # the next batch doubles
+    assert float(new.inner.mean[0]) == 0.5 and int(new.length[0]) == 8  # other arms untouched
 
 
 # ------------------------------------------------------------------------------------------------- both
@@ -208,15 +214,16 @@ def test_dpse_elimination_audit():
     eps, m = 0.5, 400_000
     policy, params = policies.make("dp-se", 2, epsilon=eps, beta=0.5)
     base = policy.init(params)
-    R = int(base.pulls)
+    R = int(base.inner.pulls)
     l8, l4 = math.log(8 * 2 / 0.5), math.log(4 * 2 / 0.5)
     width = math.sqrt(l8 / (2 * R)) + l4 / (eps * R)
     keys = jax.random.split(jax.random.key(5), m)
     freqs, exact = [], []
     for s0 in (R / 2 + 1, R / 2):
-        s = base._replace(sums=jnp.asarray([s0, R / 2 - 0.5 - 2 * width * R]), played=jnp.int32(2 * R - 1))
+        s = base._replace(inner=base.inner._replace(sums=jnp.asarray([s0, R / 2 - 0.5 - 2 * width * R])),
+                          count=jnp.int32(2 * R - 1))
         step = lambda k: policy.update(StepRandom(k, policy.draw(k, 1, params)[0]), s, jnp.int32(1),
-                                       jnp.float32(0.5), params).active[1]
+                                       jnp.float32(0.5), params).inner.active[1]
         kept = np.asarray(jax.jit(jax.vmap(step))(keys))
         freqs.append(int(np.sum(~kept)))
         gap = (s0 - (R / 2 - 2 * width * R)) / R  # μ̄_0 − μ̄_1

@@ -34,6 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbandit import checks
+from jaxbandit.policies.phased import phased
 from jaxbandit.policies.common import onehot, unplayed_first
 from jaxbandit.privacy import composition, counters
 from jaxbandit.types import Policy
@@ -126,37 +127,40 @@ def dp_ucb_int(num_arms: int) -> Policy:
     the arm's private mean S/n + Lap(1/n^{1−v/2}) is released; play unplayed arms first (random order), finish the
     current block, else argmax private mean + sqrt(2 ln t/n). Privacy: `dp_ucb_int_privacy`."""
 
+    # Blocks never overlap, so they are the global phases of `phased`: one arm per block, chosen at its start.
     def init(params):
         zf, zi = jnp.zeros(num_arms), jnp.zeros(num_arms, jnp.int32)
         return IntervalState(zf, zi, zf, jnp.asarray(-1, jnp.int32))
 
+    def phase_length(state, params):
+        return block_length(params.epsilon)
+
     def select(rng, state, params):
         u, _ = rng.noise
-        dtype = state.sums.dtype
-        n = jnp.maximum(state.counts, 1).astype(dtype)
-        t = jnp.maximum(jnp.sum(state.counts), 1).astype(dtype)
-        index = state.private + jnp.sqrt(2 * jnp.log(t) / n)
-        f = block_length(params.epsilon)
-        last = jnp.maximum(state.last, 0)
-        in_block = (state.last >= 0) & (state.counts[last] % f != 0)
-        return jnp.where(in_block, last, unplayed_first(index, state.counts, u)).astype(jnp.int32)
+        inner = state.inner
+        dtype = inner.sums.dtype
+        n = jnp.maximum(inner.counts, 1).astype(dtype)
+        t = jnp.maximum(jnp.sum(inner.counts), 1).astype(dtype)
+        index = inner.private + jnp.sqrt(2 * jnp.log(t) / n)
+        return jnp.where(state.count > 0, inner.last, unplayed_first(index, inner.counts, u)).astype(jnp.int32)
 
-    def update(rng, state, arm, obs, params):
-        _, lap = rng.noise
+    def observe(rng, state, arm, obs, params):
         hit = onehot(arm, num_arms)
-        sums = state.sums + hit.astype(state.sums.dtype) * obs
-        counts = state.counts + hit
-        n = jnp.maximum(counts, 1).astype(sums.dtype)
-        done = (hit == 1) & (counts % block_length(params.epsilon) == 0)
-        released = sums / n + lap * n ** (params.v / 2 - 1)
-        return IntervalState(sums, counts, jnp.where(done, released, state.private), arm)
+        return IntervalState(state.sums + hit.astype(state.sums.dtype) * obs, state.counts + hit, state.private, arm)
+
+    def release(rng, state, arm, length, params):
+        _, lap = rng.noise
+        n = jnp.maximum(state.counts, 1).astype(state.sums.dtype)
+        released = state.sums / n + lap * n ** (params.v / 2 - 1)
+        return state._replace(private=jnp.where(onehot(arm, num_arms) == 1, released, state.private))
 
     def validate(params):
         checks.in_range("epsilon", params.epsilon, 0.0, math.inf, low_open=True, high_open=True)
         checks.in_range("v", params.v, 1.0, 2.0, low_open=True, high_open=True)
 
-    return Policy("dp-ucb-int", num_arms, init, _draw(num_arms), select, update, validate,
-                  IntervalParams(jnp.asarray(1.0), jnp.asarray(1.1)), reward_range=(0.0, 1.0))
+    return phased("dp-ucb-int", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
+                  release=release, draw=_draw(num_arms), validate=validate,
+                  default_params=IntervalParams(jnp.asarray(1.0), jnp.asarray(1.1)), reward_range=(0.0, 1.0))
 
 
 def dp_ucb_int_privacy(epsilon: float, v: float, delta: float, horizon: int) -> float:

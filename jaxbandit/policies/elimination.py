@@ -24,6 +24,8 @@ import jax
 import jax.numpy as jnp
 
 from jaxbandit import checks
+from jaxbandit.policies.common import onehot
+from jaxbandit.policies.phased import phased, round_robin
 from jaxbandit.types import Policy
 
 _MAX_PULLS = 2 ** 31 - 1  # R_e · |S| must fit in int32; an epoch that long never ends within a run anyway
@@ -35,12 +37,10 @@ class DPSEParams(NamedTuple):
 
 
 class DPSEState(NamedTuple):
-    active: jax.Array    # bool[K]: arms not eliminated
-    sums: jax.Array      # float[K]: rewards of this epoch (older epochs are forgotten)
-    epoch: jax.Array     # int32: e, from 1
-    pulls: jax.Array     # int32: R_e, pulls of every active arm in this epoch
-    played: jax.Array    # int32: pulls made in this epoch, all arms together
-    n_active: jax.Array  # int32: |S| at the start of the epoch
+    active: jax.Array  # bool[K]: arms not eliminated; |S| = their number, fixed within an epoch
+    sums: jax.Array    # float[K]: rewards of this epoch (older epochs are forgotten)
+    epoch: jax.Array   # int32: e, from 1
+    pulls: jax.Array   # int32: R_e, pulls of every active arm in this epoch
 
 
 def _logs(n_active, epoch, params, dtype):
@@ -59,45 +59,54 @@ def epoch_pulls(n_active, epoch, params, dtype=jnp.float32):
     return jnp.minimum(r, cap.astype(dtype)).astype(jnp.int32)
 
 
+def eliminate(active, estimates, threshold):
+    """Successive elimination's rule: the active arms whose estimate is within ``threshold`` of the best active
+    estimate stay active (the best one always does)."""
+    best = jnp.max(jnp.where(active, estimates, -jnp.inf))
+    return active & (best - estimates <= threshold)
+
+
 def dp_se(num_arms: int) -> Policy:
-    """DP-SE: ε-DP successive elimination (Sajed & Sheffet 2019; see the module docstring for the rule)."""
+    """DP-SE: ε-DP successive elimination (Sajed & Sheffet 2019; see the module docstring for the rule).
+
+    Written on `phased` with one global phase per epoch, R_e·|S| pulls long (round-robin); with one arm left the
+    phase never ends."""
 
     def init(params):
-        n = jnp.asarray(num_arms, jnp.int32)
         e = jnp.asarray(1, jnp.int32)
-        return DPSEState(jnp.ones(num_arms, bool), jnp.zeros(num_arms), e, epoch_pulls(n, e, params),
-                         jnp.zeros((), jnp.int32), n)
+        return DPSEState(jnp.ones(num_arms, bool), jnp.zeros(num_arms), e,
+                         epoch_pulls(jnp.asarray(num_arms, jnp.int32), e, params))
 
     def draw(key, steps, params):
         return jax.random.laplace(key, (steps, num_arms))  # Lap(1) per arm, used at epoch ends only
 
-    def select(rng, state, params):
-        slot = state.played % jnp.maximum(state.n_active, 1)  # round-robin over the active arms
-        rank = jnp.cumsum(state.active.astype(jnp.int32)) - 1
-        return jnp.argmax(state.active & (rank == slot)).astype(jnp.int32)
+    def phase_length(state, params):
+        n = jnp.sum(state.active, dtype=jnp.int32)
+        return jnp.where(n > 1, state.pulls * n, 0)
 
-    def update(rng, state, arm, obs, params):
+    def select(rng, state, params):
+        return round_robin(state.inner.active, state.count)
+
+    def observe(rng, state, arm, obs, params):
+        return state._replace(sums=state.sums + onehot(arm, num_arms, state.sums.dtype) * obs)
+
+    def release(rng, state, arm, length, params):
         dtype = state.sums.dtype
-        sums = state.sums + (jnp.arange(num_arms) == arm).astype(dtype) * obs
-        played = state.played + 1
-        done = (played == state.pulls * state.n_active) & (state.n_active > 1)
         r = state.pulls.astype(dtype)
         eps = params.epsilon.astype(dtype)
-        noisy = sums / r + rng.noise / (eps * r)  # μ̃_i = epoch mean + Lap(1/(ε R_e))
-        l8, l4 = _logs(state.n_active, state.epoch, params, dtype)
+        noisy = state.sums / r + rng.noise / (eps * r)  # μ̃_i = epoch mean + Lap(1/(ε R_e))
+        l8, l4 = _logs(jnp.sum(state.active, dtype=jnp.int32), state.epoch, params, dtype)
         width = jnp.sqrt(l8 / (2 * r)) + l4 / (eps * r)  # h_e + c_e
-        best = jnp.max(jnp.where(state.active, noisy, -jnp.inf))
-        keep = state.active & (best - noisy <= 2 * width)
-        n_keep = jnp.sum(keep, dtype=jnp.int32)
+        keep = eliminate(state.active, noisy, 2 * width)
         epoch = state.epoch + 1
-        new = DPSEState(keep, jnp.zeros_like(sums), epoch, epoch_pulls(n_keep, epoch, params, dtype),
-                        jnp.zeros((), jnp.int32), n_keep)
-        old = DPSEState(state.active, sums, state.epoch, state.pulls, played, state.n_active)
-        return jax.tree.map(lambda a, b: jnp.where(done, a, b), new, old)
+        return DPSEState(keep, jnp.zeros_like(state.sums), epoch,
+                         epoch_pulls(jnp.sum(keep, dtype=jnp.int32), epoch, params, dtype))
 
     def validate(params):
         checks.in_range("epsilon", params.epsilon, 0.0, low_open=True, high_open=True)
         checks.in_range("beta", params.beta, 0.0, 1.0, low_open=True, high_open=True)
 
-    return Policy("dp-se", num_arms, init, draw, select, update, validate,
-                  DPSEParams(epsilon=jnp.asarray(1.0), beta=jnp.asarray(1e-5)), reward_range=(0.0, 1.0))
+    return phased("dp-se", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
+                  release=release, draw=draw, validate=validate,
+                  default_params=DPSEParams(epsilon=jnp.asarray(1.0), beta=jnp.asarray(1e-5)),
+                  reward_range=(0.0, 1.0))

@@ -17,6 +17,7 @@ import jax.numpy as jnp
 
 from jaxbandit import checks
 from jaxbandit.policies.common import argmax_random_tie, onehot, uniform_draw, unplayed_first
+from jaxbandit.policies.phased import phased
 from jaxbandit.types import EmptyParams, Policy, no_validate
 
 KL_NEWTON_STEPS = 8  # from the start point of `klucb_index`: 6 reach ~5e-7 over mean in [0, 1], level in [1e-6, 30]
@@ -162,7 +163,6 @@ class LazyUCBState(NamedTuple):
     mean: jax.Array    # float[K]: private mean of the last completed batch
     size: jax.Array    # int32[K]: its size n_j (0: no batch completed yet)
     buffer: jax.Array  # float[K]: sum of the batch being filled (never released)
-    filled: jax.Array  # int32[K]: rewards in that batch
     t: jax.Array       # int32: rounds played
 
 
@@ -172,7 +172,8 @@ def lazy_ucb(num_arms: int) -> Policy:
     Each arm's rewards are cut into batches of 1, 2, 4, ... pulls. When a batch is complete the arm's private
     mean is replaced by (batch sum + Lap(1/ε)) / batch size and older rewards are forgotten. At round t
     (1-based) play argmax_j μ̃_j + sqrt(c1 ln t / n_j) + c2 ln t / (ε n_j), n_j the size of the batch behind
-    μ̃_j; arms without a completed batch first (random order among them).
+    μ̃_j; arms without a completed batch first (random order among them). Written on `phased`, one phase (the
+    batch being filled) per arm.
 
     Privacy: ε-DP for rewards in [0, 1] (neighbours differ in one round): every reward enters one released
     batch sum (sensitivity 1, Lap(1/ε)), batches are disjoint, and the choices are post-processing.
@@ -183,36 +184,41 @@ def lazy_ucb(num_arms: int) -> Policy:
 
     def init(params):
         zf, zi = jnp.zeros(num_arms), jnp.zeros(num_arms, jnp.int32)
-        return LazyUCBState(zf, zi, zf, zi, jnp.zeros((), jnp.int32))
+        return LazyUCBState(zf, zi, zf, jnp.zeros((), jnp.int32))
 
     def draw(key, steps, params):
         k_tie, k_lap = jax.random.split(key)
         return jax.random.uniform(k_tie, (steps,)), jax.random.laplace(k_lap, (steps,))
 
+    def phase_length(state, params):
+        return jnp.where(state.size == 0, 1, 2 * state.size)  # batch sizes 1, 2, 4, ...
+
     def select(rng, state, params):
         u, _ = rng.noise
+        state = state.inner
         dtype = state.mean.dtype
         log_t = jnp.log((state.t + 1).astype(dtype))
         n = jnp.maximum(state.size, 1).astype(dtype)
         index = state.mean + jnp.sqrt(params.c1 * log_t / n) + params.c2 * log_t / (params.epsilon * n)
         return argmax_random_tie(jnp.where(state.size == 0, jnp.inf, index), u)
 
-    def update(rng, state, arm, obs, params):
+    def observe(rng, state, arm, obs, params):
+        hit = onehot(arm, num_arms, state.buffer.dtype)
+        return state._replace(buffer=state.buffer + hit * obs, t=state.t + 1)
+
+    def release(rng, state, arm, length, params):
         _, lap = rng.noise
-        hit = onehot(arm, num_arms)
-        buffer = state.buffer + hit.astype(state.buffer.dtype) * obs
-        filled = state.filled + hit
-        target = jnp.where(state.size == 0, 1, 2 * state.size)  # batch sizes 1, 2, 4, ...
-        done = (hit == 1) & (filled == target)
-        released = (buffer + lap / params.epsilon) / target.astype(buffer.dtype)
-        return LazyUCBState(jnp.where(done, released, state.mean), jnp.where(done, target, state.size),
-                            jnp.where(done, 0.0, buffer), jnp.where(done, 0, filled), state.t + 1)
+        hit = onehot(arm, num_arms) == 1
+        released = (state.buffer + lap / params.epsilon) / length.astype(state.buffer.dtype)
+        return LazyUCBState(jnp.where(hit, released, state.mean), jnp.where(hit, length, state.size),
+                            jnp.where(hit, 0.0, state.buffer), state.t)  # older rewards are forgotten
 
     def validate(params):
         checks.in_range("epsilon", params.epsilon, 0.0, low_open=True, high_open=True)
         checks.in_range("c1", params.c1, 0.0, high_open=True)
         checks.in_range("c2", params.c2, 0.0, high_open=True)
 
-    return Policy("lazy-ucb", num_arms, init, draw, select, update, validate,
-                  LazyUCBParams(epsilon=jnp.asarray(1.0), c1=jnp.asarray(1.5), c2=jnp.asarray(3.0)),
+    return phased("lazy-ucb", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
+                  release=release, draw=draw, validate=validate,
+                  default_params=LazyUCBParams(epsilon=jnp.asarray(1.0), c1=jnp.asarray(1.5), c2=jnp.asarray(3.0)),
                   reward_range=(0.0, 1.0))
