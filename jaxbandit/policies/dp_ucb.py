@@ -34,8 +34,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbandit import checks
-from jaxbandit.policies.phased import phased
 from jaxbandit.policies.common import onehot, unplayed_first
+from jaxbandit.policies.phased import phased
 from jaxbandit.privacy import composition, counters
 from jaxbandit.types import Policy
 
