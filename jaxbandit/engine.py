@@ -197,7 +197,8 @@ def rollout(env, policy, privatizer=None, *, horizon: int, record_times=None, un
       horizon: T, steps of the run (static).
       record_times: strictly increasing times in [1, T] at which the regrets are recorded (static; default
         `jaxbandit.simulation.record_times`: 100 points, half log-spaced, half even, always T).
-      unroll: unroll factor of the scan over the steps of a block.
+      unroll: unroll factor of the scan over the steps of a block (numbers are those of the drivers with the same
+        unroll; see `jaxbandit.sweep`).
 
     Returns:
       ``run(key, params: SimParams) -> Trace``, pure: ``key`` is a run key (e.g. ``fold_in(jaxbandit.prng.key(seed),

@@ -262,6 +262,7 @@ def run(policy, horizon, runs, channel=None, policy_params=None, means=MAIN, see
     return jb.simulate(**kw)
 
 
+@pytest.mark.slow
 def test_shared_increasing_channel_makes_cf_identical_to_naive():
     """Spec §2.4 key equivalence: with one increasing g for all arms, kl-UCB-CF = kl-UCB and TS-CF = TS on F."""
     ch = channel_params(0.731059, 0.731059, 10)
@@ -272,6 +273,7 @@ def test_shared_increasing_channel_makes_cf_identical_to_naive():
         np.testing.assert_array_equal(a.pseudo_regret, b.pseudo_regret)
 
 
+@pytest.mark.slow
 def test_decreasing_channel_fools_the_naive_learner_but_not_cf():
     """p00 = p11 = 0.2 flips the feedback (s = -0.6): naive kl-UCB plays the worst arm, kl-UCB-CF the best."""
     means = [0.9, 0.5, 0.2]

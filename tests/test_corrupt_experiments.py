@@ -11,6 +11,8 @@ from jaxbandit.experiments import corrupt, runner
 from jaxbandit import theory
 from jaxbandit.privatizers import randomized_response as rr
 
+pytestmark = pytest.mark.slow  # slow tier: quick reproductions (minutes)
+
 
 def _run(name, path):
     results = runner.run(experiments.load(name), str(path), quick=True, progress=False, log=lambda *a: None)

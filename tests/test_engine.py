@@ -18,6 +18,7 @@ def _same(a, b):
         np.testing.assert_array_equal(getattr(a, f), getattr(b, f), err_msg=f)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["thompson", "klucb", "gaussian-thompson"])
 def test_vmapped_equals_looped(name):
     """Runs simulated together equal the same runs simulated one at a time with the same keys."""
@@ -34,6 +35,7 @@ def test_vmapped_equals_looped(name):
         np.testing.assert_array_equal(alone[2][:, 0], together[2][:, r])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("horizon", [1000, 1030, 37])
 def test_chunked_equals_unchunked_bit_for_bit(horizon):
     one = simulate(policy="thompson", horizon=horizon, runs=5, seed=3, **KW)

@@ -8,6 +8,8 @@ import pytest
 from jaxbandit import experiments
 from jaxbandit.experiments import gdp_ts, runner
 
+pytestmark = pytest.mark.slow  # slow tier: quick reproductions (minutes)
+
 
 def _rows(path):
     with open(path) as f:

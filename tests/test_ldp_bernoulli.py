@@ -262,6 +262,7 @@ def test_bad_input_is_rejected_before_compilation():
         bernoulli.privatized_means("quadratic", QuadraticParams(1.0, 0.0), env, p)
 
 
+@pytest.mark.slow
 def test_epsilon_infinity_is_the_same_channel_for_every_mechanism():
     """ε = ∞ means p(r) = r for all three mechanisms: with the same seed, the runs are identical bit for bit
     (the privatizer's uniforms are common random numbers), in the same compiled ε sweep as finite ε."""
@@ -273,6 +274,7 @@ def test_epsilon_infinity_is_the_same_channel_for_every_mechanism():
         assert not np.array_equal(res[m].pseudo_regret[0], res["linear"].pseudo_regret[0])
 
 
+@pytest.mark.slow
 def test_uninformative_bits_give_uniform_play():
     """Spec §6.12: as ε → 0 the bits carry no information about the arm, so the learner, which sees only the
     bits, plays uniformly: E[regret(T)] = T · mean(Δ) = 0.23 T on testbed20. At ε = 1e-5 the privatized means

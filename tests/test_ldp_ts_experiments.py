@@ -11,6 +11,8 @@ from jaxbandit.experiments import ldp_ts, runner
 from jaxbandit import theory
 from tests.helpers import Z
 
+pytestmark = pytest.mark.slow  # slow tier: quick reproductions (minutes)
+
 
 def _rows(path):
     with open(path) as f:

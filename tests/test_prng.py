@@ -70,6 +70,7 @@ def test_64_bit_draws_match():
                 np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
 
 
+@pytest.mark.slow
 def test_a_broken_hash_is_caught(monkeypatch):
     """The equality tests can fail: one changed rotation constant changes every draw."""
     monkeypatch.setattr(prng, "_ROTATIONS", ((13, 15, 26, 6), (17, 29, 16, 25)))

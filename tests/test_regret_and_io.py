@@ -105,6 +105,7 @@ def test_cli_list_run_and_errors(tmp_path):
     assert bad.returncode == 2 and "means=" in bad.stderr and "[0, 1]" in bad.stderr
 
 
+@pytest.mark.slow
 def test_cli_reproduce_quick_writes_summary_and_figures(tmp_path):
     out = _cli("reproduce", "baselines-bernoulli9", "--quick", "--out", str(tmp_path))
     assert out.returncode == 0, out.stderr

@@ -104,6 +104,7 @@ def test_beta_exact_forced_fallback():  # false alarm <= 1e-6 per shape
     assert_beta_exact(sampling.beta(jax.random.key(6), a, b, noise), BETA_REJECTABLE)
 
 
+@pytest.mark.slow
 def test_compact_idx_matches_nonzero():
     # the fallback's compaction (bit-packed prefix counts + scatter) must
     # equal jnp.nonzero, also for sizes that are not multiples of the row width,
@@ -125,6 +126,7 @@ def test_prefix_count_exact():
         np.testing.assert_array_equal(f(flags), np.cumsum(np.asarray(flags)))
 
 
+@pytest.mark.slow
 def test_beta_float64_exact_forced_fallback():  # false alarm <= 1e-6 per shape
     # float64 fallback uniforms (two Threefry words per uniform, top-bit
     # counters keyed by the key's own words): every variate from the fallback
@@ -178,6 +180,7 @@ def test_gamma_exact_forced_fallback():  # false alarm <= 1e-6 per shape
     assert_gamma_exact(sampling.gamma(jax.random.key(14), a, noise), GAMMA_REJECTABLE)
 
 
+@pytest.mark.slow
 def test_gamma_float64():  # false alarm <= 1e-6 per shape
     shapes = [0.2, 2.5, 1e4]
     with jax.enable_x64(True):
@@ -188,6 +191,7 @@ def test_gamma_float64():  # false alarm <= 1e-6 per shape
 
 
 # ------------------------------------------------------- the test can fail
+@pytest.mark.slow
 def test_ks_check_catches_broken_samplers(monkeypatch):
     """Skipping the acceptance tests (delivering every proposal) must fail the
     same KS checks; otherwise the exactness tests above would prove nothing."""
