@@ -49,6 +49,11 @@ def _in_subprocess(checkout: str, args) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _commit(checkout: str) -> str:
+    out = subprocess.run(["git", "-C", checkout, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return out.stdout.strip() or "unknown"
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", type=int, default=1000)
@@ -80,7 +85,8 @@ def main(argv=None):
         from results_file import record
         import jax
         stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
-        what = f"before = {args.compare}, after = this checkout, {args.rounds} alternations" if args.compare else ""
+        what = (f"before = commit {_commit(args.compare)}, after = commit {_commit(ROOT)} (+ working tree), "
+                f"{args.rounds} alternations") if args.compare else ""
         record(f"### {stamp} — {platform.node()}, {jax.devices()[0].device_kind}, R = {args.runs}, "
                f"T = {args.horizon}, best of {args.repeats}{'; ' + what if what else ''}\n\n{table}\n",
                section="## Per-policy engine throughput (bench_policies.py)")
