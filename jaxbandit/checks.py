@@ -87,9 +87,17 @@ def with_params(component, **params):
             raise ValueError(f"{component.name} parameter {f}={v!r} must be an integer")
         values[f] = jnp.asarray(arr, dtype=dtype)
     p = default._replace(**values) if values else default
-    p = type(p)(*(jnp.asarray(x, dtype=jnp.asarray(x).dtype) for x in p))  # strong dtypes: no retrace on new values
+    p = strong_dtypes(p)
     component.validate(p)
     return p
+
+
+def strong_dtypes(tree):
+    """``tree`` with every leaf a strongly typed array of its own dtype: a weakly typed leaf (``jnp.asarray(1.0)``
+    in a default) would make jit retrace when a strongly typed value of the same dtype comes next."""
+    import jax
+    import jax.numpy as jnp
+    return jax.tree.map(lambda x: jnp.asarray(x, dtype=jnp.asarray(x).dtype), tree)
 
 
 def known_name(kind: str, name: str, valid) -> None:

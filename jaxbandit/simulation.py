@@ -80,7 +80,7 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
                                                           policy_params=policy_params,
                                                           privatizer_params=privatizer_params)
     axes, points = _grid_points(base, grid or {})
-    for point in points:
+    for point in points if axes else ():  # resolve checked the base point
         validation.check(env_obj, pol_obj, priv_obj, point)
 
     given = {"env": (env, env_params, base.env), "policy": (policy, policy_params, base.policy),

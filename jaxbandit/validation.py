@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Mapping
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from jaxbandit import checks, envs, policies, privatizers
@@ -96,9 +95,7 @@ def resolve(env, policy, privatizer=None, *, env_params=None, policy_params=None
         _expect("privatizer", privatizer, Privatizer)
         priv_p = _object_params(privatizer, privatizer_params)
     env, policy, privatizer = components(env, policy, privatizer)
-    # Strong dtypes: a weakly typed leaf (jnp.asarray(1.0) in a default) would make jit retrace when a strongly
-    # typed value of the same dtype comes next.
-    params = jax.tree.map(lambda x: jnp.asarray(x, dtype=jnp.asarray(x).dtype), SimParams(env_p, policy_p, priv_p))
+    params = checks.strong_dtypes(SimParams(env_p, policy_p, priv_p))
     check(env, policy, privatizer, params)
     return env, policy, privatizer, params
 
