@@ -57,13 +57,28 @@ def same_length(**arrays) -> int:
     return next(iter(sized.values())) if sized else 1
 
 
-def positive_int(name: str, value, minimum: int = 1) -> int:
+def positive_int(name: str, value, minimum: int = 1, maximum: int | None = None) -> int:
+    """``value`` as an int in [minimum, maximum]; floats that are exact integers (``1e4``) are accepted."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) and not (
-            isinstance(value, float) and value.is_integer()):
+            isinstance(value, (float, np.floating)) and float(value).is_integer()):
         raise ValueError(f"{name}={value!r} must be an integer >= {minimum}")
-    if value < minimum:
-        raise ValueError(f"{name}={value!r} is outside the valid range [{minimum}, inf)")
+    if value < minimum or maximum is not None and value > maximum:
+        raise ValueError(f"{name}={value!r} is outside the valid range [{minimum}, {maximum or 'inf'}]"
+                         .replace(", inf]", ", inf)"))
     return int(value)
+
+
+def writable_file(name: str, path: str) -> str:
+    """Create the folder of an output file and check that the file can be written there, before any work."""
+    import os
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as err:
+        raise ValueError(f"{name} {path}: cannot create its folder ({err.strerror})") from err
+    if os.path.isdir(path) or not os.access(folder, os.W_OK) or os.path.exists(path) and not os.access(path, os.W_OK):
+        raise ValueError(f"{name} {path}: not a writable file path")
+    return path
 
 
 def with_params(component, **params):

@@ -238,25 +238,24 @@ def rollout(env, policy, privatizer=None, *, horizon: int, record_times=None, un
 _ADVANCE_CACHE: dict = {}
 
 
-def make_advance(env: Env, policy: Policy, privatizer: Privatizer, num_blocks: int, steps: int, slots: int,
-                 unroll: int = UNROLL):
-    """The drivers' jitted ``advance(state, run_keys, params, record_times) -> state`` running ``num_blocks``
-    blocks of ``steps`` (<= BLOCK) steps of a batch of runs (batch axis last). Memoized on the identity of the
-    components and on the static sizes, so calling it again with new parameter values or a new start block does
-    not recompile. (Components hold arrays, so they are not hashable by value; the cache keeps them alive, so their
-    ids stay unique.)"""
-    key = (id(env), id(policy), id(privatizer), num_blocks, steps, slots, unroll)
+def make_advance(env: Env, policy: Policy, privatizer: Privatizer, steps: int, slots: int, unroll: int = UNROLL):
+    """The drivers' jitted ``advance(state, num_blocks, run_keys, params, record_times) -> state`` running
+    ``num_blocks`` blocks of ``steps`` (<= BLOCK) steps of a batch of runs (batch axis last), from block
+    ``state.block`` on. ``num_blocks`` is a traced loop bound, so chunks of any length share one compilation (the
+    drivers size chunks by time). Memoized on the identity of the components and on the static sizes, so calling it
+    again with new parameter values, a new start block or a new chunk length does not recompile. (Components hold
+    arrays, so they are not hashable by value; the cache keeps them alive, so their ids stay unique.)"""
+    key = (id(env), id(policy), id(privatizer), steps, slots, unroll)
     if key not in _ADVANCE_CACHE:
         block = make_block(env, policy, privatizer, steps, slots, batched=True, unroll=unroll)
 
-        def advance(state: EngineState, run_keys, params: SimParams, record_times):
+        def advance(state: EngineState, num_blocks, run_keys, params: SimParams, record_times):
             mu_star, gaps = jax.vmap(functools.partial(regret_reference, env), in_axes=-1, out_axes=-1)(params.env)
 
-            def body(s, b):
-                return block(s, b, run_keys, params, record_times, mu_star, gaps), None
+            def body(_, s):
+                return block(s, s.block, run_keys, params, record_times, mu_star, gaps)
 
-            state, _ = jax.lax.scan(body, state, state.block + jnp.arange(num_blocks))
-            return state
+            return jax.lax.fori_loop(0, num_blocks, body, state)
 
         _ADVANCE_CACHE[key] = (env, policy, privatizer,
                                jax.jit(advance, donate_argnums=0, compiler_options=compiler_options()))

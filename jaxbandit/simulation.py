@@ -13,6 +13,7 @@ import itertools
 import json
 import os
 import time
+import zipfile
 from typing import Callable, Mapping
 
 import jax
@@ -23,10 +24,7 @@ from jaxbandit import checks, prng, validation
 from jaxbandit.engine import BLOCK, UNROLL, EngineState, SimParams, init_state, make_advance, record_slots
 from jaxbandit.results import Results, config_fingerprint, environment_info
 
-__all__ = ["simulate", "sweep", "rerun", "run_engine"]
-
-DEFAULT_CHUNK_WORK = 2e8  # agent-steps per chunk when streaming (a few seconds on a 2-core CPU)
-
+__all__ = ["simulate", "sweep", "rerun", "run_engine", "Interrupted", "checkpoint_path"]
 
 def simulate(env, policy, *, privatizer="identity", env_params: Mapping | None = None,
              policy_params: Mapping | None = None, privatizer_params: Mapping | None = None,
@@ -40,7 +38,7 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
           policy_params: Mapping | None = None, privatizer_params: Mapping | None = None, grid: Mapping | None,
           horizon: int, runs: int, seed: int = 0, record: int | np.ndarray = 100, chunk_steps: int | None = None,
           progress: bool | None = None, callback: Callable | None = None, checkpoint: str | None = None,
-          unroll: int = UNROLL) -> Results:
+          keep_checkpoint: bool = False, unroll: int = UNROLL) -> Results:
     """Simulate a Cartesian grid of parameter values, ``runs`` runs each, in one compiled program.
 
     Args:
@@ -56,11 +54,16 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
         Run r uses the key ``fold_in(jaxbandit.prng.key(seed), r)`` at every grid point (common random
         numbers); its draws equal those of ``jax.random.key(seed)`` with non-partitionable Threefry.
       record: number of record times (half log-spaced, half even) or an explicit increasing array in [1, T].
-      chunk_steps: steps per streamed chunk (rounded to blocks of 50); default: about 2e8 agent-steps.
-      progress: show a progress bar (default: when there is more than one chunk).
+      chunk_steps: steps per streamed chunk (rounded down to blocks of 50, at least one block); default: sized by
+        time, so that progress, callbacks and checkpoints come about every 2 s on the machine at hand (chunk
+        lengths never change the numbers).
+      progress: show a progress bar over the steps (default: once the run has taken 3 s); with it, the estimated
+        time left is printed once when it is over a minute.
       callback: called with the partial `Results` after every chunk (e.g. to redraw a live plot).
-      checkpoint: file to save the state after every chunk and to resume from if it exists with the same
-        configuration.
+      checkpoint: file (.npz) to save the state after every chunk and to resume from if it exists with the same
+        configuration; ``"auto"``: a file named by the configuration's fingerprint in `checkpoint_path`'s folder,
+        so running the same call again resumes. Ctrl-C raises `Interrupted`, which says where the state is.
+      keep_checkpoint: keep the checkpoint file when the run completes (default: it is removed).
       unroll: unroll factor of the inner scan (a speed knob). Numbers are bit-identical for a given unroll; a
         different unroll changes the order of XLA's float reductions, so with many arms the pseudo-regret can
         differ in its last bits (testbed20, K = 20: 2e-6 of 11 between unroll 1 and 5).
@@ -69,13 +72,16 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
       `Results` with axes (*grid axes, run, t).
 
     Raises:
-      ValueError: on invalid input, before any compilation. FloatingPointError: if a regret comes out
-      non-finite.
+      ValueError: on invalid input, or a run that would not fit in memory (with the estimate and the largest
+      number of runs that fits), before any compilation; on a checkpoint that is not this configuration's.
+      FloatingPointError: if a regret comes out non-finite. Interrupted: on Ctrl-C.
     """
     horizon, times = validation.horizon_and_records(horizon, record)
     runs = checks.positive_int("runs", runs)
-    seed = checks.positive_int("seed", seed, minimum=0)
+    seed = checks.positive_int("seed", seed, minimum=0, maximum=MAX_SEED)
     unroll = checks.positive_int("unroll", unroll)
+    if chunk_steps is not None:
+        checks.positive_int("chunk_steps", chunk_steps)
     env_obj, pol_obj, priv_obj, base = validation.resolve(env, policy, privatizer, env_params=env_params,
                                                           policy_params=policy_params,
                                                           privatizer_params=privatizer_params)
@@ -97,6 +103,12 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
         "horizon": horizon, "runs": runs, "seed": seed, "block": BLOCK, "record_times": times.tolist(),
         **environment_info(),
     })
+    fingerprint = f"{config_fingerprint(config)}-unroll{unroll}"
+    if checkpoint == "auto":
+        checkpoint = checkpoint_path(fingerprint)
+    if checkpoint:
+        checks.writable_file("checkpoint", checkpoint)
+    check_memory(env_obj, pol_obj, priv_obj, base, len(points) * runs, len(times), record_slots(times))
     params = _stack(points, runs)
     root = prng.key(seed)
     run_keys = jnp.tile(jax.vmap(jax.random.fold_in, in_axes=(None, 0))(root, jnp.arange(runs)), len(points))
@@ -118,11 +130,80 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
         return f"run {r}" + (f" at {at}" if at else "")
 
     out = run_engine(env_obj, pol_obj, priv_obj, params, run_keys, horizon, times, chunk_steps=chunk_steps,
-                     progress=progress, checkpoint=checkpoint, fingerprint=config_fingerprint(config),
-                     describe=describe, unroll=unroll,
-                     callback=None if callback is None else
+                     progress=progress, checkpoint=checkpoint, fingerprint=fingerprint, describe=describe,
+                     unroll=unroll, callback=None if callback is None else
                      lambda p, r, c, upto, sec: callback(to_results(p, r, c, upto, sec)))
-    return to_results(*out)
+    results = to_results(*out)
+    if checkpoint and not keep_checkpoint and os.path.exists(checkpoint):
+        os.remove(checkpoint)
+    return results
+
+
+MAX_SEED = 2 ** 32 - 1  # JAX keys a seed by its low 32 bits unless x64 is on: larger seeds would repeat smaller ones
+
+
+def checkpoint_path(fingerprint: str) -> str:
+    """Where ``checkpoint="auto"`` keeps a configuration's checkpoint: ``$JAXBANDIT_CACHE/checkpoints``, else
+    ``$XDG_CACHE_HOME/jaxbandit/checkpoints``, else ``~/.cache/jaxbandit/checkpoints``."""
+    root = os.environ.get("JAXBANDIT_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "jaxbandit")
+    return os.path.join(root, "checkpoints", f"{fingerprint}.npz")
+
+
+def check_memory(env, policy, privatizer, params: SimParams, num: int, n_records: int, slots: int,
+                 available: int | None = None) -> int:
+    """Refuse, before anything is allocated or compiled, a batch of ``num`` runs whose estimated memory exceeds what
+    is available; returns the estimate in bytes.
+
+    The estimate is per run, from the shapes of one run's state, records, parameters and one block's randomness
+    (`jax.eval_shape`, nothing computed), times the number of runs: the state counted three times (the running
+    state, the next chunk's, a host copy for checkpoints and results) and the block's randomness twice (drawn and
+    sliced). Available memory: the free memory of the accelerator, or the host's available RAM on CPU.
+    """
+    def nbytes(tree):
+        return sum(int(np.prod(x.shape)) * np.dtype(x.dtype).itemsize for x in jax.tree.leaves(tree))
+
+    key = prng.key(0)
+    state = jax.eval_shape(lambda p: init_state(policy, p, env.num_arms, n_records, slots), params)
+    noise = jax.eval_shape(lambda k, p: (env.draw(k, BLOCK, p.env), policy.draw(k, BLOCK, p.policy),
+                                         privatizer.draw(k, BLOCK, p.privatizer)), key, params)
+    per_run = 3 * nbytes(state) + 2 * nbytes(noise) + nbytes(params) + 2 * BLOCK * 4 + 16
+    estimate = per_run * num
+    if available is None:
+        available = available_memory()
+    if available is not None and estimate > 0.9 * available:
+        fits = int(0.9 * available // per_run)
+        raise ValueError(
+            f"runs x grid points = {num:,} would need about {_gib(estimate)} ({_gib(per_run * 1.0)} per run: state, "
+            f"{n_records} record times, randomness of a block of {BLOCK} steps) but {_gib(available)} is available "
+            f"on {jax.devices()[0].platform}; at most {fits:,} runs fit: use fewer runs or grid points (several "
+            f"sweeps), or record fewer times")
+    return estimate
+
+
+def available_memory() -> int | None:
+    """Bytes free on the default device: the accelerator's limit minus its use, or the host's MemAvailable."""
+    device = jax.devices()[0]
+    if device.platform != "cpu":
+        stats = device.memory_stats() or {}
+        if "bytes_limit" in stats:
+            return int(stats["bytes_limit"] - stats.get("bytes_in_use", 0))
+        return None
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _gib(n: float) -> str:
+    return f"{n / 2 ** 30:.3g} GiB" if n >= 2 ** 26 else f"{n / 2 ** 20:.3g} MiB"
 
 
 def rerun(results: Results, **overrides) -> Results:
@@ -136,72 +217,144 @@ def rerun(results: Results, **overrides) -> Results:
     return sweep(**{**results.request(), **overrides})
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a simulation: ``step`` steps of ``horizon`` were done; with a ``checkpoint`` file, running the
+    same call (or command) again resumes from it."""
+
+    def __init__(self, step: int, horizon: int, checkpoint: str | None):
+        self.step, self.horizon, self.checkpoint = step, horizon, checkpoint
+        where = (f"the state at t={step} is saved in {checkpoint}; run the same command again to resume" if checkpoint
+                 else "nothing was saved: pass checkpoint=FILE (CLI: --checkpoint) to make a long run resumable")
+        super().__init__(f"interrupted at t={step} of T={horizon}: {where}")
+
+
+CHUNK_SECONDS = 2.0    # target wall time of a streamed chunk: progress, callbacks and checkpoints this often
+CHUNK_OVERHEAD = 0.02  # most of a chunk's time that saving the checkpoint and the callback may take
+
+
+class _Chunks:
+    """Blocks per chunk: ``chunk_steps // BLOCK`` when given; else sized by time. The first two chunks are one block
+    each (the first includes compilation), then chunks grow at most 4x per step towards ``CHUNK_SECONDS`` of
+    simulation, or longer where the checkpoint and callback would take more than ``CHUNK_OVERHEAD`` of it. Chunk
+    lengths are a traced loop bound of one compiled function (`engine.make_advance`), so they cost no
+    recompilation and do not change the numbers."""
+
+    def __init__(self, chunk_steps):
+        self.fixed = None if chunk_steps is None else max(1, checks.positive_int("chunk_steps", chunk_steps) // BLOCK)
+        self.seconds_per_block = None  # measured on chunks that did not compile
+        self.last = 0
+        self.overhead = 0.0
+
+    def next(self) -> int:
+        if self.fixed is not None:
+            return self.fixed
+        if self.seconds_per_block is None:
+            return 1
+        target = max(CHUNK_SECONDS, self.overhead / CHUNK_OVERHEAD)
+        return int(max(1, min(4 * self.last, target / self.seconds_per_block)))
+
+    def observe(self, blocks: int, seconds: float, overhead: float, compiled: bool) -> None:
+        self.last = blocks
+        self.overhead = max(self.overhead, overhead)
+        if not compiled:
+            self.seconds_per_block = seconds / blocks
+
+
 def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: int, times: np.ndarray, *,
                chunk_steps=None, progress=None, callback=None, checkpoint=None, fingerprint="",
                describe=str, unroll=UNROLL):
     """Drive the engine over ``horizon`` steps for the batch ``run_keys`` (params leaves batched last).
 
-    Returns ``(pseudo[n_rec, N], realized[n_rec, N], counts[K, N], n_rec, seconds)`` as numpy arrays.
+    Returns ``(pseudo[n_rec, N], realized[n_rec, N], counts[K, N], n_rec, seconds)`` as numpy arrays. Raises
+    `Interrupted` on Ctrl-C (after the last completed chunk was checkpointed, when there is a checkpoint).
     """
     num = len(run_keys)
     slots = record_slots(times)
     n_full, tail = divmod(horizon, BLOCK)
-    if chunk_steps is None:
-        chunk_blocks = max(1, int(DEFAULT_CHUNK_WORK // (num * BLOCK)))
-    else:
-        chunk_blocks = max(1, checks.positive_int("chunk_steps", chunk_steps) // BLOCK)
-    chunk_blocks = min(chunk_blocks, max(n_full, 1))
-    if n_full % chunk_blocks:  # prefer a divisor close to the target: one compilation instead of two
-        divisor = max(d for d in range(1, chunk_blocks + 1) if n_full % d == 0)
-        chunk_blocks = divisor if divisor * 2 >= chunk_blocks else chunk_blocks
-    plan = [(chunk_blocks, BLOCK)] * (n_full // chunk_blocks)
-    if n_full % chunk_blocks:
-        plan.append((n_full % chunk_blocks, BLOCK))
-    if tail:
-        plan.append((1, tail))
-
+    total_blocks = n_full + (1 if tail else 0)
     state = init_state(policy, params, env.num_arms, len(times), slots, num_runs=num)
-    done_chunks, elapsed = 0, 0.0
+    elapsed = 0.0
     if checkpoint and os.path.exists(checkpoint):
-        state, done_chunks, elapsed = _load_checkpoint(checkpoint, state, fingerprint)
+        state, elapsed = _load_checkpoint(checkpoint, state, fingerprint)
     rec = jnp.asarray(times, dtype=jnp.int32)
-    bar = _progress_bar(progress, len(plan), done_chunks, horizon, num)
-    for i, (blocks, steps) in enumerate(plan):
-        if i < done_chunks:
-            continue
-        before = int(state.ptr)
-        t0 = time.perf_counter()
-        state = make_advance(env, policy, privatizer, blocks, steps, slots, unroll)(state, run_keys, params, rec)
-        after = int(state.ptr)
-        new_pseudo = np.asarray(state.pseudo[before:after])
-        new_real = np.asarray(state.realized[before:after])
-        elapsed += time.perf_counter() - t0
-        for name, arr in (("pseudo-regret", new_pseudo), ("realized regret", new_real)):
-            bad = ~np.isfinite(arr)
-            if bad.any():
-                row, col = np.argwhere(bad)[0]
-                raise FloatingPointError(f"{name} is {arr[row, col]} at t={times[before + row]} for "
-                                         f"{describe(col)}; parameters or rewards produced a non-finite value")
-        if checkpoint:
-            _save_checkpoint(checkpoint, state, i + 1, elapsed, fingerprint)
-        if callback is not None:
-            callback(np.asarray(state.pseudo), np.asarray(state.realized), np.asarray(state.run.counts), after,
-                     elapsed)
-        if bar is not None:
-            bar.update(1)
-    if bar is not None:
-        bar.close()
+    done = int(state.block)
+    chunks = _Chunks(chunk_steps)
+    report = _Progress(progress, horizon, num, min(done * BLOCK, horizon))
+    compiled = set()
+    try:
+        while done < total_blocks:
+            steps = BLOCK if done < n_full else tail
+            blocks = min(chunks.next(), n_full - done) if done < n_full else 1
+            before = int(state.ptr)
+            t0 = time.perf_counter()
+            advance = make_advance(env, policy, privatizer, steps, slots, unroll)
+            state = advance(state, np.int32(blocks), run_keys, params, rec)
+            after = int(state.ptr)
+            new_pseudo = np.asarray(state.pseudo[before:after])
+            new_real = np.asarray(state.realized[before:after])
+            seconds = time.perf_counter() - t0
+            elapsed += seconds
+            for name, arr in (("pseudo-regret", new_pseudo), ("realized regret", new_real)):
+                bad = ~np.isfinite(arr)
+                if bad.any():
+                    row, col = np.argwhere(bad)[0]
+                    raise FloatingPointError(f"{name} is {arr[row, col]} at t={times[before + row]} for "
+                                             f"{describe(col)}; parameters or rewards produced a non-finite value")
+            done += blocks
+            t1 = time.perf_counter()
+            if checkpoint:
+                _save_checkpoint(checkpoint, state, elapsed, fingerprint)
+            if callback is not None:
+                callback(np.asarray(state.pseudo), np.asarray(state.realized), np.asarray(state.run.counts), after,
+                         elapsed)
+            chunks.observe(blocks, seconds, time.perf_counter() - t1, compiled=steps not in compiled)
+            compiled.add(steps)
+            report.update(min(done * BLOCK, horizon), chunks.seconds_per_block, total_blocks - done)
+    except KeyboardInterrupt as err:
+        report.close()
+        saved = checkpoint if checkpoint and os.path.exists(checkpoint) else None
+        raise Interrupted(_checkpoint_step(checkpoint, horizon) if saved else 0, horizon, saved) from err
+    report.close()
     n_rec = int(state.ptr)
     return (np.asarray(state.pseudo), np.asarray(state.realized), np.asarray(state.run.counts), n_rec, elapsed)
 
 
-def _progress_bar(progress, total, initial, horizon, num):
-    if progress is None:
-        progress = total > 1
-    if not progress:
-        return None
-    from tqdm.auto import tqdm
-    return tqdm(total=total, initial=initial, unit="chunk", desc=f"T={horizon} x {num} runs")
+class _Progress:
+    """A progress bar over the steps of T (``progress=None``: shown once a run has taken a few seconds), and, once
+    the speed is known, one line with the estimated time left when that is over a minute."""
+
+    def __init__(self, progress, horizon, num, initial):
+        self.bar, self.estimated = None, False
+        self.num = num
+        if progress is False:
+            self.estimated = True  # no output at all
+            return
+        from tqdm.auto import tqdm
+        self.bar = tqdm(total=horizon, initial=initial, unit="step", unit_scale=True, dynamic_ncols=True,
+                        desc=f"T={horizon:,} x {num:,} runs", delay=0 if progress else 3)
+
+    def update(self, step, seconds_per_block, blocks_left):
+        if self.bar is None:
+            return
+        self.bar.update(step - self.bar.n)
+        if not self.estimated and seconds_per_block is not None:
+            self.estimated = True
+            left = seconds_per_block * blocks_left
+            if left > 60:
+                rate = self.num * BLOCK / seconds_per_block
+                self.bar.write(f"estimated time left: {_duration(left)} ({rate:.3g} agent-steps/s); Ctrl-C stops "
+                               f"(resumable with a checkpoint)")
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("days", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.1f} {unit}"
+    return f"{seconds:.0f} s"
 
 
 def _grid_points(base: SimParams, grid: Mapping):
@@ -289,20 +442,67 @@ def _jsonable(value):
     return value
 
 
-def _save_checkpoint(path, state: EngineState, chunks_done: int, elapsed: float, fingerprint: str):
+CHECKPOINT_FORMAT, CHECKPOINT_VERSION = "jaxbandit-checkpoint", 2
+
+
+def _save_checkpoint(path, state: EngineState, elapsed: float, fingerprint: str):
+    from jaxbandit import __version__
     leaves = jax.tree.leaves(state)
+    meta = {"format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, "jaxbandit_version": __version__,
+            "fingerprint": fingerprint, "elapsed": elapsed, "block": int(state.block)}
     tmp = f"{path}.tmp.npz"
-    np.savez(tmp, *[np.asarray(x) for x in leaves],
-             meta=np.array(json.dumps({"chunks_done": chunks_done, "elapsed": elapsed, "fingerprint": fingerprint})))
+    np.savez(tmp, *[np.asarray(x) for x in leaves], meta=np.array(json.dumps(meta)))
     os.replace(tmp, path)  # atomic: an interruption leaves the previous checkpoint intact
 
 
-def _load_checkpoint(path, template: EngineState, fingerprint: str):
-    with np.load(path) as data:
+def _read_checkpoint_meta(path, data) -> dict:
+    """The metadata of an open checkpoint, or a ValueError naming the file and what is wrong with it."""
+    try:
         meta = json.loads(str(data["meta"]))
+        fmt, version = meta.get("format"), meta.get("version")
+    except (KeyError, ValueError, TypeError, AttributeError) as err:
+        raise ValueError(f"checkpoint {path} is not a jaxbandit checkpoint (no readable metadata: {err}); delete it "
+                         f"or choose another path") from err
+    if fmt != CHECKPOINT_FORMAT:
+        raise ValueError(f"checkpoint {path} is not a jaxbandit checkpoint (format {fmt!r}, written by jaxbandit "
+                         f"< 0.3 or another program); delete it or choose another path")
+    if not isinstance(version, int) or version != CHECKPOINT_VERSION:
+        newer = isinstance(version, int) and version > CHECKPOINT_VERSION
+        raise ValueError(f"checkpoint {path} has format version {version!r}, written by "
+                         f"{'a newer' if newer else 'another'} jaxbandit ({meta.get('jaxbandit_version')}); this "
+                         f"one reads version {CHECKPOINT_VERSION}: delete it to start over")
+    return meta
+
+
+def _open_npz(path, what):
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+        raise ValueError(f"{what} {path} is not a readable .npz file ({type(err).__name__}: {err}); delete it or "
+                         f"choose another path") from err
+
+
+def _load_checkpoint(path, template: EngineState, fingerprint: str):
+    with _open_npz(path, "checkpoint") as data:
+        meta = _read_checkpoint_meta(path, data)
         if meta["fingerprint"] != fingerprint:
             raise ValueError(f"checkpoint {path} belongs to a different configuration; delete it or choose "
                              f"another path")
         leaves, treedef = jax.tree.flatten(template)
-        loaded = [jnp.asarray(data[f"arr_{i}"], dtype=x.dtype) for i, x in enumerate(leaves)]
-    return jax.tree.unflatten(treedef, loaded), meta["chunks_done"], meta["elapsed"]
+        loaded = []
+        try:
+            for i, x in enumerate(leaves):
+                arr = data[f"arr_{i}"]
+                if arr.shape != x.shape or arr.dtype != x.dtype:
+                    raise ValueError(f"array {i} has shape {arr.shape} and dtype {arr.dtype}, expected {x.shape} "
+                                     f"{x.dtype}")
+                loaded.append(jnp.asarray(arr))
+        except (KeyError, ValueError, OSError, zipfile.BadZipFile) as err:
+            raise ValueError(f"checkpoint {path} is damaged or does not match this configuration ({err}); "
+                             f"delete it to start over") from err
+    return jax.tree.unflatten(treedef, loaded), float(meta["elapsed"])
+
+
+def _checkpoint_step(path, horizon) -> int:
+    with _open_npz(path, "checkpoint") as data:
+        return min(int(_read_checkpoint_meta(path, data)["block"]) * BLOCK, horizon)

@@ -1,5 +1,7 @@
 """The engine: vmapped equals looped, chunked equals unchunked (bit for bit), horizon prefixes, records,
 checkpoint/resume, streaming callback, non-finite detection, sweeps with one compilation, float64."""
+import os
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -80,13 +82,16 @@ def test_checkpoint_resume_after_interruption(tmp_path):
             raise KeyboardInterrupt
 
     kw = dict(policy="klucb", horizon=1000, runs=4, seed=2, chunk_steps=200, **KW)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt, match=f"interrupted at t=600 of T=1000: .* saved in {ckpt}"):
         simulate(checkpoint=ckpt, callback=interrupt, **kw)
     assert calls == [200, 400, 600]
     resumed_calls = []
     resumed = simulate(checkpoint=ckpt, callback=lambda p: resumed_calls.append(p.t[-1]), **kw)
     assert resumed_calls == [800, 1000]  # only the chunks not yet done
     _same(resumed, simulate(**kw))
+    assert not os.path.exists(ckpt)  # removed once the run completed
+    simulate(checkpoint=ckpt, keep_checkpoint=True, **kw)
+    assert os.path.exists(ckpt)
     with pytest.raises(ValueError, match="different configuration"):
         simulate(checkpoint=ckpt, **{**kw, "seed": 3})
 

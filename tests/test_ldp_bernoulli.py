@@ -299,8 +299,8 @@ def test_learner_posterior_counts_only_the_bits():
     params = jax.tree.map(lambda x: jnp.repeat(jnp.asarray(x)[..., None], runs, -1), SimParams(ep, pp, qp))
     state = init_state(pol, params, 2, 1, record_slots(times), num_runs=runs)
     keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(prng.key(0), jnp.arange(runs))
-    state = make_advance(env, pol, priv, horizon // jb.BLOCK, jb.BLOCK, record_slots(times))(
-        state, keys, params, jnp.asarray(times, jnp.int32))
+    state = make_advance(env, pol, priv, jb.BLOCK, record_slots(times))(
+        state, horizon // jb.BLOCK, keys, params, jnp.asarray(times, jnp.int32))
     s, f = np.asarray(state.run.policy.successes), np.asarray(state.run.policy.failures)
     np.testing.assert_array_equal(s + f, np.asarray(state.run.counts))
     np.testing.assert_array_equal((s + f).sum(0), horizon)
