@@ -27,7 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbandit import validation
-from jaxbandit.types import Env, Policy, Privatizer, SimParams, StepRandom
+from jaxbandit.types import Env, Policy, Privatizer, SimParams, StepRandom, summarize
 
 BLOCK = 50  # steps per randomness block; part of the random stream's definition (changing it changes draws)
 UNROLL = 5  # inner-scan unroll: on the 2-core CPU, unroll=1 is 3-4x slower than 2..10 (benchmarks/RESULTS.md)
@@ -66,6 +66,9 @@ class Trace(NamedTuple):
     pseudo_regret: jax.Array
     regret: jax.Array
     counts: jax.Array
+
+    def __repr__(self) -> str:
+        return summarize(self)
 
 
 class RunState(NamedTuple):
@@ -220,6 +223,7 @@ def rollout(env, policy, privatizer=None, *, horizon: int, record_times=None, un
 
     def run(key, params: SimParams) -> Trace:
         validation.check(env, policy, privatizer, params)
+        validation.check_horizon(policy, params, horizon)
         rec = jnp.asarray(times, jnp.int32)
         mu_star, gaps = regret_reference(env, params.env)
         state = init_state(policy, params, env.num_arms, n_rec, slots)

@@ -7,10 +7,13 @@ import hashlib
 import json
 import os
 import platform
+import zipfile
 
 import numpy as np
 
 METRICS = ("pseudo_regret", "regret")
+RESULTS_FORMAT, RESULTS_VERSION = "jaxbandit-results", 1  # files of jaxbandit 0.2 carry no format: read as version 1
+ARRAYS = ("t", "pseudo_regret", "regret", "counts")
 
 
 def environment_info() -> dict:
@@ -132,24 +135,67 @@ class Results:
                 "runs": self.runs, "horizon": self.horizon, "seconds": self.seconds,
                 "agent_steps_per_second": self.runs * self.horizon / self.seconds if self.seconds else None}
 
+    def __repr__(self) -> str:
+        c = self.config
+        grid = ", ".join(f"{k}: {len(v)} values" for k, v in self.grid.items()) or "none"
+        head = (f"Results({c.get('policy')} on {c.get('env')} ({self.counts.shape[-1]} arms), privatizer "
+                f"{c.get('privatizer')}; T={c.get('horizon')}, {self.runs} runs, seed {c.get('seed')}; grid: {grid}; "
+                f"{len(self.t)} record times")
+        if not self.grid and len(self.t):
+            head += f"; final pseudo-regret {self.mean()[-1]:.4g} ± {self.se()[-1]:.2g} (SE)"
+        return head + ")"
+
     def save(self, path: str) -> None:
-        """Write ``path`` (.npz arrays) and ``path`` with .json (configuration, grid, timing); missing folders
-        are created."""
-        base = path[:-4] if path.endswith(".npz") else path
+        """Write ``path`` (.npz arrays) and ``path`` with .json (format version, configuration, grid, timing);
+        missing folders are created. Each file is written to a temporary name and renamed, so a failed write
+        never leaves a truncated file under the final name."""
+        base = path[:-4] if path.endswith((".npz", ".json")) else path
         os.makedirs(os.path.dirname(base) or ".", exist_ok=True)
-        np.savez_compressed(base + ".npz", t=self.t, pseudo_regret=self.pseudo_regret, regret=self.regret,
-                            counts=self.counts)
-        with open(base + ".json", "w") as f:
-            json.dump({"config": self.config, "grid": _plain(self.grid), "seconds": self.seconds}, f, indent=1)
+        meta = {"format": RESULTS_FORMAT, "format_version": RESULTS_VERSION, "config": self.config,
+                "grid": _plain(self.grid), "seconds": self.seconds}
+        with open(base + ".npz.tmp", "wb") as f:
+            np.savez_compressed(f, **{k: getattr(self, k) for k in ARRAYS})
+        with open(base + ".json.tmp", "w") as f:
+            json.dump(meta, f, indent=1)
+        os.replace(base + ".npz.tmp", base + ".npz")
+        os.replace(base + ".json.tmp", base + ".json")
 
     @classmethod
     def load(cls, path: str) -> "Results":
+        """Read results written by `save` (``path`` with or without .npz/.json); without pickle. A file that is
+        missing, corrupt, foreign or of a newer format version gets one ValueError naming it and the problem."""
         base = path[:-4] if path.endswith((".npz", ".json")) else path
-        with open(base + ".json") as f:
-            meta = json.load(f)
-        with np.load(base + ".npz") as data:
-            arrays = {k: data[k] for k in ("t", "pseudo_regret", "regret", "counts")}
-        return cls(**arrays, grid=meta["grid"], config=meta["config"], seconds=meta["seconds"])
+        try:
+            with open(base + ".json") as f:
+                meta = json.load(f)
+        except (OSError, ValueError) as err:
+            raise ValueError(f"results file {base}.json cannot be read ({type(err).__name__}: {err})") from err
+        if not isinstance(meta, dict) or not {"config", "grid"} <= set(meta):
+            raise ValueError(f"results file {base}.json is not a jaxbandit results file (no config and grid)")
+        fmt, version = meta.get("format", RESULTS_FORMAT), meta.get("format_version", RESULTS_VERSION)
+        if fmt != RESULTS_FORMAT:
+            raise ValueError(f"results file {base}.json is not a jaxbandit results file (format {fmt!r})")
+        if version != RESULTS_VERSION:
+            written = meta["config"].get("jaxbandit_version") if isinstance(meta["config"], dict) else None
+            raise ValueError(f"results file {base}.json has format version {version!r} (written by jaxbandit "
+                             f"{written}); this jaxbandit reads version {RESULTS_VERSION}: use the version that "
+                             f"wrote it, or run the configuration again")
+        try:
+            with np.load(base + ".npz", allow_pickle=False) as data:
+                arrays = {k: data[k] for k in ARRAYS}
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+            raise ValueError(f"results file {base}.npz cannot be read ({type(err).__name__}: {err})") from err
+        grid = meta["grid"]
+        lead = tuple(len(v) for v in grid.values()) if isinstance(grid, dict) else None
+        n_rec = arrays["t"].shape[0] if arrays["t"].ndim == 1 else None
+        curve = arrays["pseudo_regret"].shape
+        if (lead is None or n_rec is None or curve[:len(lead)] != lead or len(curve) != len(lead) + 2
+                or curve[-1] != n_rec or arrays["regret"].shape != curve
+                or arrays["counts"].shape[:-1] != curve[:-1]):
+            raise ValueError(f"results file {base}.npz has inconsistent shapes (t {arrays['t'].shape}, "
+                             f"pseudo_regret {curve}, regret {arrays['regret'].shape}, counts "
+                             f"{arrays['counts'].shape}, grid {lead}): damaged or not from jaxbandit")
+        return cls(**arrays, grid=grid, config=meta["config"], seconds=meta.get("seconds", 0.0))
 
     def request(self) -> dict:
         """The keyword arguments of `jaxbandit.sweep` that re-create these results (`jaxbandit.rerun` runs them).

@@ -88,6 +88,8 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
     axes, points = _grid_points(base, grid or {})
     for point in points if axes else ():  # resolve checked the base point
         validation.check(env_obj, pol_obj, priv_obj, point)
+    for point in points:
+        validation.check_horizon(pol_obj, point, horizon)
 
     given = {"env": (env, env_params, base.env), "policy": (policy, policy_params, base.policy),
              "privatizer": (privatizer, privatizer_params, base.privatizer)}
@@ -203,7 +205,8 @@ def available_memory() -> int | None:
 
 
 def _gib(n: float) -> str:
-    return f"{n / 2 ** 30:.3g} GiB" if n >= 2 ** 26 else f"{n / 2 ** 20:.3g} MiB"
+    gib = n / 2 ** 30
+    return f"{gib:,.0f} GiB" if gib >= 100 else f"{gib:.3g} GiB" if n >= 2 ** 26 else f"{n / 2 ** 20:.3g} MiB"
 
 
 def rerun(results: Results, **overrides) -> Results:
@@ -279,7 +282,7 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
     rec = jnp.asarray(times, dtype=jnp.int32)
     done = int(state.block)
     chunks = _Chunks(chunk_steps)
-    report = _Progress(progress, horizon, num, min(done * BLOCK, horizon))
+    report = _Progress(progress, horizon, num, min(done * BLOCK, horizon), resumable=bool(checkpoint))
     compiled = set()
     try:
         while done < total_blocks:
@@ -309,7 +312,9 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
                          elapsed)
             chunks.observe(blocks, seconds, time.perf_counter() - t1, compiled=steps not in compiled)
             compiled.add(steps)
-            report.update(min(done * BLOCK, horizon), chunks.seconds_per_block, total_blocks - done)
+            if seconds >= 1.0 or done == total_blocks:  # a chunk long enough to time the rest by
+                report.estimate(chunks.seconds_per_block, total_blocks - done)
+            report.update(min(done * BLOCK, horizon))
     except KeyboardInterrupt as err:
         report.close()
         saved = checkpoint if checkpoint and os.path.exists(checkpoint) else None
@@ -323,9 +328,9 @@ class _Progress:
     """A progress bar over the steps of T (``progress=None``: shown once a run has taken a few seconds), and, once
     the speed is known, one line with the estimated time left when that is over a minute."""
 
-    def __init__(self, progress, horizon, num, initial):
+    def __init__(self, progress, horizon, num, initial, resumable):
         self.bar, self.estimated = None, False
-        self.num = num
+        self.num, self.resumable = num, resumable
         if progress is False:
             self.estimated = True  # no output at all
             return
@@ -333,17 +338,20 @@ class _Progress:
         self.bar = tqdm(total=horizon, initial=initial, unit="step", unit_scale=True, dynamic_ncols=True,
                         desc=f"T={horizon:,} x {num:,} runs", delay=0 if progress else 3)
 
-    def update(self, step, seconds_per_block, blocks_left):
-        if self.bar is None:
+    def update(self, step):
+        if self.bar is not None:
+            self.bar.update(step - self.bar.n)
+
+    def estimate(self, seconds_per_block, blocks_left):
+        if self.bar is None or self.estimated or seconds_per_block is None:
             return
-        self.bar.update(step - self.bar.n)
-        if not self.estimated and seconds_per_block is not None:
-            self.estimated = True
-            left = seconds_per_block * blocks_left
-            if left > 60:
-                rate = self.num * BLOCK / seconds_per_block
-                self.bar.write(f"estimated time left: {_duration(left)} ({rate:.3g} agent-steps/s); Ctrl-C stops "
-                               f"(resumable with a checkpoint)")
+        self.estimated = True
+        left = seconds_per_block * blocks_left
+        if left > 60:
+            rate = self.num * BLOCK / seconds_per_block
+            then = "running the same command again resumes" if self.resumable else "pass a checkpoint to resume"
+            self.bar.write(f"estimated time left: {_duration(left)} at {rate:.3g} agent-steps/s; Ctrl-C stops, "
+                           f"{then}")
 
     def close(self):
         if self.bar is not None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple
 
 import jax
+import numpy as np
 
 Array = jax.Array
 PRNGKey = jax.Array
@@ -63,6 +64,9 @@ class Env(NamedTuple):
     second_moments: Callable | None = None
     mgf: Callable | None = None
 
+    def __repr__(self) -> str:
+        return f"Env(name={self.name!r}, num_arms={self.num_arms}, default_params={summarize(self.default_params)})"
+
 
 class Privatizer(NamedTuple):
     """A stateless local channel between the user and the learner.
@@ -87,6 +91,10 @@ class Privatizer(NamedTuple):
     reward_range: tuple | None = None
     output_range: tuple | None = None
 
+    def __repr__(self) -> str:
+        return (f"Privatizer(name={self.name!r}, default_params={summarize(self.default_params)}, "
+                f"reward_range={self.reward_range}, output_range={self.output_range})")
+
 
 class Policy(NamedTuple):
     """A bandit policy as three pure functions of a per-run state.
@@ -101,6 +109,8 @@ class Policy(NamedTuple):
       validate: host-side parameter check.
       default_params: parameters.
       reward_range: the observations it needs, ``(low, high)`` (``None``: any real number).
+      check_horizon: ``(params, horizon) -> None`` host-side check of parameters against the horizon T (raise
+        ``ValueError`` for what cannot run, warn for what runs but degenerates), or ``None``.
     """
 
     name: str
@@ -112,6 +122,11 @@ class Policy(NamedTuple):
     validate: Callable
     default_params: Params
     reward_range: tuple | None = None
+    check_horizon: Callable | None = None
+
+    def __repr__(self) -> str:
+        return (f"Policy(name={self.name!r}, num_arms={self.num_arms}, default_params="
+                f"{summarize(self.default_params)}, reward_range={self.reward_range})")
 
 
 class SimParams(NamedTuple):
@@ -121,6 +136,34 @@ class SimParams(NamedTuple):
     env: Params
     policy: Params
     privatizer: Params
+
+    def __repr__(self) -> str:
+        return summarize(self)
+
+
+def summarize(value) -> str:
+    """A short text of a value or a pytree of them, for the reprs of public objects: numbers as numbers, small
+    arrays as lists, large ones as ``dtype[shape]``, NamedTuples by field, functions by name."""
+    if hasattr(value, "_fields"):
+        return f"{type(value).__name__}({', '.join(f'{f}={summarize(getattr(value, f))}' for f in value._fields)})"
+    if isinstance(value, (tuple, list)):
+        inner = ", ".join(summarize(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+    if value is None or isinstance(value, str):
+        return repr(value)
+    if callable(value) and not hasattr(value, "shape"):
+        return getattr(value, "__name__", type(value).__name__)
+    try:
+        arr = np.asarray(value)
+    except Exception:  # a tracer or a key array: its own repr
+        return repr(value)
+    if arr.dtype.kind not in "biuf":
+        return repr(value)
+    if arr.ndim == 0:
+        return f"{arr.item():.6g}" if arr.dtype.kind == "f" else str(arr.item())
+    if arr.size <= 10:
+        return np.array2string(arr, precision=4, separator=", ")
+    return f"{arr.dtype}[{','.join(str(n) for n in arr.shape)}]"
 
 
 class EmptyParams(NamedTuple):

@@ -16,7 +16,7 @@ import numpy as np
 from jaxbandit import checks, envs, policies, privatizers
 from jaxbandit.types import Env, Policy, Privatizer, SimParams
 
-__all__ = ["components", "resolve", "check", "record_times", "horizon_and_records", "MAX_HORIZON"]
+__all__ = ["components", "resolve", "check", "check_horizon", "record_times", "horizon_and_records", "MAX_HORIZON"]
 
 MAX_HORIZON = 2 ** 31 - 1  # time and pull counters are int32
 
@@ -127,6 +127,13 @@ def check(env: Env, policy: Policy, privatizer: Privatizer, params) -> None:
         if low < need[0] or high > need[1]:
             raise ValueError(f"policy {policy.name!r} needs observations in [{need[0]:g}, {need[1]:g}] but gets "
                              f"values in [{low:g}, {high:g}] (clip a Gaussian env with low=0, high=1?)")
+
+
+def check_horizon(policy: Policy, params, horizon: int) -> None:
+    """The policy's checks of its parameters against the horizon (its ``check_horizon``), where concrete."""
+    if policy.check_horizon is not None and not any(isinstance(x, jax.core.Tracer)
+                                                    for x in jax.tree.leaves(params.policy)):
+        policy.check_horizon(params.policy, horizon)
 
 
 def _expect(role, obj, kind):

@@ -208,8 +208,8 @@ def test_min_scale():
 
 
 def test_min_scale_errors():
-    with pytest.raises(ValueError, match=r"b\*N=.*must be < horizon=1000"):
-        ts_privacy.min_scale(200, 1000, 5, eta_budget=1.0)
+    with pytest.warns(UserWarning, match=r"b\*N=1000 >= horizon T=1000 rounds: every round is a pre-pull"):
+        assert float(ts_privacy.min_scale(200, 1000, 5, eta_budget=1.0, tight=True)) == 1.0  # no private round
     with pytest.raises(ValueError, match="either as eta_budget or as"):
         ts_privacy.min_scale(1, 1000, 5)
     with pytest.raises(ValueError, match="either as eta_budget or as"):
@@ -268,7 +268,8 @@ def test_cli_privacy(tmp_path, capsys):
                      "--json", str(out)]) == 0
     assert json.loads(out.read_text())["eta"] == pytest.approx(math.sqrt(500), rel=1e-12)
     capsys.readouterr()
-    assert cli.main(argv[:-2] + ["--horizon", "40", "--arms", "5"]) == 2
-    assert "b*N=45 rounds, which must be < horizon=40" in capsys.readouterr().err
+    with pytest.warns(UserWarning, match=r"b\*N=45 >= horizon T=40"):
+        assert cli.main(argv[:-2] + ["--horizon", "40", "--arms", "5", "--tight", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["eta"] == 0.0 and json.loads(out.read_text())["epsilon"] == 0.0
     assert cli.main(["privacy", "--policy", "ucb1", "--horizon", "10"]) == 2
     assert "valid names: gaussian-thompson, modified-thompson" in capsys.readouterr().err

@@ -15,6 +15,7 @@ import jax.numpy as jnp
 
 from jaxbandit import checks, sampling
 from jaxbandit.policies.common import onehot
+from jaxbandit.privacy.thompson import warn_if_all_prepulls
 from jaxbandit.types import EmptyParams, Policy, no_validate
 
 
@@ -136,5 +137,9 @@ def modified_thompson(num_arms: int) -> Policy:
         checks.in_range("b", params.b, 0.0, high_open=True)
         checks.in_range("c", params.c, 0.0, low_open=True, high_open=True)
 
+    def check_horizon(params, horizon):
+        warn_if_all_prepulls(params.b, num_arms, horizon)
+
     return Policy("modified-thompson", num_arms, init, draw, select, update, validate,
-                  ModifiedParams(b=jnp.asarray(0, jnp.int32), c=jnp.asarray(1.0)), reward_range=(0.0, 1.0))
+                  ModifiedParams(b=jnp.asarray(0, jnp.int32), c=jnp.asarray(1.0)), reward_range=(0.0, 1.0),
+                  check_horizon=check_horizon)

@@ -17,11 +17,14 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from jaxbandit import checks
+from jaxbandit.types import summarize
 from jaxbandit.privacy import gdp
 
 
@@ -35,16 +38,26 @@ def _check_design(b, c, horizon, num_arms, tight):
     if num_arms is not None:
         checks.positive_int("num_arms", num_arms)
         if not any(isinstance(x, jax.core.Tracer) for x in (b, horizon)):
-            pre = np.asarray(b, np.float64) * num_arms
-            if np.any(pre >= np.asarray(horizon, np.float64)):
-                raise ValueError(f"b={checks._fmt(b)} pre-pulls of each of num_arms={num_arms} arms use "
-                                 f"b*N={checks._fmt(pre)} rounds, which must be < horizon={checks._fmt(horizon)}")
+            warn_if_all_prepulls(b, num_arms, horizon)
+
+
+def warn_if_all_prepulls(b, num_arms: int, horizon) -> None:
+    """Warn where b·N ≥ T: every round is then a pre-pull, so play is uniform and data-independent. Such a design
+    is legal: the accounting still holds (Lemma 5's η = sqrt(T/(c(b+1))) bounds it; the tight accounting gives
+    η = 0) and a simulation of it runs. `jaxbandit.simulate` and `guarantee`/`eta`/`min_scale` (and the CLI's
+    ``run`` and ``privacy``) give the same warning."""
+    pre = np.asarray(b, np.float64) * num_arms
+    if np.any(pre >= np.asarray(horizon, np.float64)):
+        warnings.warn(f"b={checks._fmt(b)} pre-pulls of each of N={num_arms} arms use b*N={checks._fmt(pre)} >= "
+                      f"horizon T={checks._fmt(horizon)} rounds: every round is a pre-pull (uniform, data-independent "
+                      f"play; Lemma 5's eta still bounds it, the tight accounting gives eta = 0)", UserWarning,
+                      stacklevel=3)
 
 
 def _rounds_and_floor(b, horizon, num_arms, tight):
     """(number of composed rounds, lower bound on n_j + 1 for the arm holding the differing reward)."""
-    if tight:
-        return horizon - b * num_arms, jnp.maximum(b, 1.0) + 1
+    if tight:  # no data-dependent round when b·N ≥ T
+        return jnp.maximum(horizon - b * num_arms, 0.0), jnp.maximum(b, 1.0) + 1
     return horizon, b + 1.0
 
 
@@ -68,6 +81,9 @@ class Guarantee(NamedTuple):
     epsilon: jax.Array
     delta: jax.Array
 
+    def __repr__(self) -> str:
+        return summarize(self)
+
 
 def guarantee(b, c, horizon, *, delta=None, epsilon=None, num_arms=None, tight=False) -> Guarantee:
     """η of Algorithm 2 and its (ε, δ) pair: give ``delta`` to get ε(δ; η), or ``epsilon`` to get δ(ε; η)
@@ -75,11 +91,14 @@ def guarantee(b, c, horizon, *, delta=None, epsilon=None, num_arms=None, tight=F
     if delta is not None and epsilon is not None:
         raise ValueError("give either delta or epsilon, not both")
     e = eta(b, c, horizon, num_arms=num_arms, tight=tight)
+    # η = 0 (tight accounting, b·N ≥ T: no data-dependent round) is perfect privacy, the limit ε, δ → 0 of the
+    # conversions, which are defined for η > 0
+    positive = jnp.maximum(e, jnp.finfo(e.dtype).tiny)
     if epsilon is not None:
         e, eps = jnp.broadcast_arrays(e, jnp.asarray(epsilon, e.dtype))
-        return Guarantee(e, eps, gdp.delta(eps, e))
+        return Guarantee(e, eps, jnp.where(e > 0, gdp.delta(eps, positive), 0.0))
     e, d = jnp.broadcast_arrays(e, jnp.asarray(1e-6 if delta is None else delta, e.dtype))
-    return Guarantee(e, gdp.epsilon(d, e), d)
+    return Guarantee(e, jnp.where(e > 0, gdp.epsilon(d, positive), 0.0), d)
 
 
 def min_scale(b, horizon, num_arms, *, eta_budget=None, epsilon=None, delta=None, tight=False):
