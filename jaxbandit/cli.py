@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import sys
 
 import numpy as np
@@ -13,6 +15,51 @@ def _number_list(text: str):
         return [float(x) for x in text.split(",") if x.strip() != ""]
     except ValueError as err:
         raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from err
+
+
+def _integer(text: str) -> int:
+    """An integer flag: ``10000``, ``10_000`` or ``1e4`` (a float literal that is an exact integer)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from err
+    if not value.is_integer():
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r} (not an exact integer)")
+    return int(value)
+
+
+NEGATIVE = re.compile(r"^-(\d|\.\d|inf\b)")  # a negative number (list): never one of our flags
+
+
+def _join_negative_values(argv):
+    """``--means -0.1,0.5`` -> ``--means=-0.1,0.5``: argparse would read the value as an unknown flag."""
+    out = []
+    for arg in argv:
+        if out and NEGATIVE.match(arg) and out[-1].startswith("--") and "=" not in out[-1]:
+            out[-1] = f"{out[-1]}={arg}"
+        else:
+            out.append(arg)
+    return out
+
+
+def _mixture_arms(specs):
+    """``--arm FAMILY:K=V,K=V`` (repeatable; ``N*FAMILY:...`` repeats an arm N times) -> mixture ``arms``."""
+    arms = []
+    for spec in specs:
+        count, _, rest = spec.rpartition("*") if "*" in spec.split(":")[0] else ("1", "", spec)
+        family, _, fields = rest.partition(":")
+        try:
+            values = {k: float(v) for k, v in (f.split("=", 1) for f in fields.split(",") if f)}
+            count = int(count)
+        except ValueError as err:
+            raise ValueError(f"--arm {spec!r} must look like FAMILY:KEY=VALUE,... or N*FAMILY:KEY=VALUE,... with "
+                             f"numbers, e.g. 5*beta:alpha=4,beta=1") from err
+        arms += [(family.strip(), values)] * count
+    return arms
 
 
 def _key_values(pairs, flag):
@@ -47,32 +94,48 @@ def cmd_list(args) -> int:
 
 def _output_path(path: str | None, flag: str) -> None:
     """Create the folder of an output file and check that it can be written, before any simulation runs."""
-    if not path:
-        return
-    import os
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        os.makedirs(folder, exist_ok=True)
-    except OSError as err:
-        raise ValueError(f"{flag} {path}: cannot create its folder ({err.strerror})") from err
-    if os.path.isdir(path) or not os.access(folder, os.W_OK):
-        raise ValueError(f"{flag} {path}: not a writable file path")
+    if path:
+        from jaxbandit import checks
+        checks.writable_file(flag, path)
+
+
+def run_request(args) -> dict:
+    """The keyword arguments of `jaxbandit.simulate` that ``jaxbandit run`` ARGS asks for."""
+    env_params = _key_values(args.env_param, "--env-param")
+    if args.means is not None:
+        env_params["means"] = args.means
+    if args.arm:
+        if args.env != "mixture":
+            raise ValueError(f"--arm describes the arms of --env mixture, not of --env {args.env}")
+        env_params["arms"] = _mixture_arms(args.arm)
+    priv_params = _key_values(args.privatizer_param, "--privatizer-param")
+    if args.epsilon is not None:
+        priv_params["epsilon"] = args.epsilon
+    return dict(env=args.env, policy=args.policy, privatizer=args.privatizer, env_params=env_params,
+                policy_params=_key_values(args.policy_param, "--policy-param"), privatizer_params=priv_params,
+                horizon=args.horizon, runs=args.runs, seed=args.seed)
 
 
 def cmd_run(args) -> int:
     from jaxbandit import simulate
-    _output_path(args.json, "--json")
-    _output_path(args.plot, "--plot")
-    env_params = _key_values(args.env_param, "--env-param")
-    if args.means is not None:
-        env_params["means"] = args.means
-    priv_params = _key_values(args.privatizer_param, "--privatizer-param")
-    if args.epsilon is not None:
-        priv_params["epsilon"] = args.epsilon
-    res = simulate(args.env, args.policy, privatizer=args.privatizer, env_params=env_params,
-                   policy_params=_key_values(args.policy_param, "--policy-param"), privatizer_params=priv_params,
-                   horizon=args.horizon, runs=args.runs, seed=args.seed, checkpoint=args.checkpoint,
-                   progress=None if sys.stderr.isatty() else False)
+    for path, flag in ((args.json, "--json"), (args.plot, "--plot"), (args.save and args.save + ".npz", "--save")):
+        _output_path(path, flag)
+    checkpoint = None if args.checkpoint == "none" else args.checkpoint
+    res = simulate(**run_request(args), checkpoint=checkpoint, keep_checkpoint=True, chunk_steps=args.chunk_steps,
+                   progress=args.progress)
+    checkpoint = res.checkpoint
+    try:
+        _write_run_outputs(args, res)
+    except OSError as err:
+        kept = (f"the finished run is kept in {checkpoint}: fix the path and run the same command again (it resumes "
+                f"from there without simulating)") if checkpoint else "pass --checkpoint to keep finished runs"
+        raise ValueError(f"writing the outputs failed ({err}); {kept}") from err
+    if checkpoint and not args.keep_checkpoint and os.path.exists(checkpoint):
+        os.remove(checkpoint)
+    return 0
+
+
+def _write_run_outputs(args, res) -> None:
     s = res.summary()
     print(f"{args.policy} on {args.env} ({res.counts.shape[-1]} arms), privatizer {args.privatizer}: "
           f"T={s['horizon']}, {s['runs']} runs, seed {args.seed}")
@@ -80,14 +143,16 @@ def cmd_run(args) -> int:
     print(f"  final realized regret {s['final_realized_regret_mean']:.4g} ± {s['final_realized_regret_se']:.2g} (SE)")
     print(f"  mean pulls per arm    {np.array2string(res.counts.mean(axis=0), precision=1)}")
     print(f"  {s['seconds']:.2f} s, {s['agent_steps_per_second']:.3g} agent-steps/s (compilation included)")
+    if args.save:
+        res.save(args.save)
     if args.json:
-        with open(args.json, "w") as f:
+        with open(args.json + ".tmp", "w") as f:
             json.dump({**s, "seed": args.seed, "config": res.config}, f, indent=1)
+        os.replace(args.json + ".tmp", args.json)
     if args.plot:
         from jaxbandit import plotting
-        title = f"{args.policy} on {args.env}, T = {s['horizon']}"
+        title = f"{args.policy} on {args.env}, T = {s['horizon']}, {s['runs']} runs"
         plotting.save(plotting.regret_figure([(args.policy, res)], title), args.plot)
-    return 0
 
 
 PRIVATE_TS = ("gaussian-thompson", "modified-thompson")  # the policies with a GDP guarantee (seed 001)
@@ -119,10 +184,14 @@ def cmd_privacy(args) -> int:
 
 
 def cmd_reproduce(args) -> int:
-    from jaxbandit.experiments import runner
+    from jaxbandit import checks
+    from jaxbandit.experiments import load, runner
+    for i in args.ids:
+        load(i)  # unknown ids fail before any folder is made
     dirs, cache = runner.output_dirs(args.ids, args.out, args.quick)
-    runner.reproduce(args.ids, args.out, quick=args.quick, cache=args.cache,
-                     progress=None if sys.stderr.isatty() else False)
+    for folder, flag in [(d, "--out") for d in dirs.values()] + [(args.cache or cache, "--cache")]:
+        checks.writable_file(flag, os.path.join(folder, "summary.csv"))  # creates the folder, checks it
+    runner.reproduce(args.ids, args.out, quick=args.quick, cache=args.cache, progress=args.progress)
     for out in dirs.values():
         print(f"wrote {out}/summary.csv and figures in {out}/")
     return 0
@@ -142,23 +211,35 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--privatizer", default="identity")
     r.add_argument("--epsilon", type=float, help="privacy level of the privatizer")
     r.add_argument("--privatizer-param", action="append", metavar="K=V")
-    r.add_argument("--horizon", type=int, required=True)
-    r.add_argument("--runs", type=int, required=True)
-    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--arm", action="append", metavar="[N*]FAMILY:K=V,...",
+                   help="an arm of --env mixture (repeat per arm; N* repeats it), e.g. --arm bernoulli:means=0.9 "
+                        "--arm 5*beta:alpha=4,beta=1")
+    r.add_argument("--horizon", type=_integer, required=True, help="T (1e6 style accepted)")
+    r.add_argument("--runs", type=_integer, required=True)
+    r.add_argument("--seed", type=_integer, default=0, help="in [0, 2^32 - 1]")
     r.add_argument("--json", metavar="FILE", help="write the summary as JSON")
     r.add_argument("--plot", metavar="FILE", help="write the regret curve (PNG)")
-    r.add_argument("--checkpoint", metavar="FILE", help="save progress after every chunk; resume from it")
+    r.add_argument("--save", metavar="BASE", help="write the results (BASE.npz, BASE.json; jaxbandit.Results.load)")
+    r.add_argument("--checkpoint", metavar="FILE", default="auto",
+                   help="save the state every chunk and resume from it (default: auto, a file named by the "
+                        "configuration in ~/.cache/jaxbandit/checkpoints or $JAXBANDIT_CACHE/checkpoints, so the "
+                        "same command resumes; none: no checkpoint); removed once the outputs are written")
+    r.add_argument("--keep-checkpoint", action="store_true", help="keep the checkpoint after the run")
+    r.add_argument("--chunk-steps", type=_integer, metavar="STEPS",
+                   help="steps per chunk between progress updates and checkpoints (default: about 2 s of work)")
+    r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar and time estimate (default: on a terminal, after 3 s)")
     r.set_defaults(fn=cmd_run)
 
     v = sub.add_parser("privacy", help="GDP and (epsilon, delta) guarantee of private Thompson sampling")
     v.add_argument("--policy", required=True, help=" or ".join(PRIVATE_TS))
     v.add_argument("--policy-param", action="append", metavar="K=V", help="b=9, c=1 (modified-thompson)")
-    v.add_argument("--horizon", type=int, required=True)
+    v.add_argument("--horizon", type=_integer, required=True)
     which = v.add_mutually_exclusive_group()
     which.add_argument("--delta", type=float, help="report epsilon(delta) (default: delta = 1e-6)")
     which.add_argument("--epsilon", type=float, help="report delta(epsilon)")
     v.add_argument("--tight", action="store_true", help="compose only the T - bN data-dependent rounds (needs --arms)")
-    v.add_argument("--arms", type=int, help="number of arms N (for --tight and the b*N < T check)")
+    v.add_argument("--arms", type=_integer, help="number of arms N (for --tight and the b*N < T check)")
     v.add_argument("--json", metavar="FILE", help="write eta, epsilon, delta as JSON")
     v.set_defaults(fn=cmd_privacy)
 
@@ -172,17 +253,25 @@ def build_parser() -> argparse.ArgumentParser:
                                  "folders ROOT/ID (default out)")
     q.add_argument("--cache", metavar="RESULTS", help="folder of cached simulation results (default: "
                                                       "OUT/results for one ID with --out, else ROOT/results)")
+    q.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bars (default: on a terminal)")
     q.set_defaults(fn=cmd_reproduce)
     return p
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    from jaxbandit.simulation import Interrupted
+    args = build_parser().parse_args(_join_negative_values(sys.argv[1:] if argv is None else argv))
+    if getattr(args, "progress", None) is None and hasattr(args, "progress"):
+        args.progress = None if sys.stderr.isatty() else False
     try:
         return args.fn(args)
     except (ValueError, FloatingPointError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except Interrupted as err:
+        print(f"\n{err}", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

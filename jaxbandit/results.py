@@ -54,6 +54,7 @@ class Results:
       grid: ordered ``{axis name: values}`` of the swept parameters (empty for `simulate`).
       config: everything needed to re-run (registry names, parameters, seed, versions).
       seconds: wall time of the simulation (compilation included).
+      checkpoint: the checkpoint file a run kept (``keep_checkpoint=True``), else ``None``; not saved.
     """
 
     t: np.ndarray
@@ -63,6 +64,7 @@ class Results:
     grid: dict
     config: dict
     seconds: float = 0.0
+    checkpoint: str | None = None
 
     @property
     def axes(self) -> tuple:
@@ -184,7 +186,7 @@ class Results:
             with np.load(base + ".npz", allow_pickle=False) as data:
                 arrays = {k: data[k] for k in ARRAYS}
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
-            raise ValueError(f"results file {base}.npz cannot be read ({type(err).__name__}: {err})") from err
+            raise ValueError(f"results file {base}.npz cannot be read ({npz_problem(err)})") from err
         grid = meta["grid"]
         lead = tuple(len(v) for v in grid.values()) if isinstance(grid, dict) else None
         n_rec = arrays["t"].shape[0] if arrays["t"].ndim == 1 else None
@@ -213,6 +215,13 @@ class Results:
         return dict(env=c["env"], policy=c["policy"], privatizer=c["privatizer"], env_params=c["env_params"],
                     policy_params=c["policy_params"], privatizer_params=c["privatizer_params"], grid=grid,
                     horizon=c["horizon"], runs=c["runs"], seed=c["seed"], record=np.asarray(c["record_times"]))
+
+
+def npz_problem(err: Exception) -> str:
+    """What is wrong with an .npz file, from numpy's error (whose advice to allow pickle is not ours to give)."""
+    if "allow_pickle" in str(err):
+        return "it holds pickled Python objects, which jaxbandit never loads"
+    return f"{type(err).__name__}: {err}"
 
 
 def _plain(grid):

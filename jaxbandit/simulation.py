@@ -9,9 +9,11 @@ plots, and an optional checkpoint file from which an interrupted run resumes at 
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
+import sys
 import time
 import zipfile
 from typing import Callable, Mapping
@@ -22,7 +24,7 @@ import numpy as np
 
 from jaxbandit import checks, prng, validation
 from jaxbandit.engine import BLOCK, UNROLL, EngineState, SimParams, init_state, make_advance, record_slots
-from jaxbandit.results import Results, config_fingerprint, environment_info
+from jaxbandit.results import Results, config_fingerprint, environment_info, npz_problem
 
 __all__ = ["simulate", "sweep", "rerun", "run_engine", "Interrupted", "checkpoint_path"]
 
@@ -138,6 +140,8 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
     results = to_results(*out)
     if checkpoint and not keep_checkpoint and os.path.exists(checkpoint):
         os.remove(checkpoint)
+    elif checkpoint and keep_checkpoint:
+        results.checkpoint = checkpoint
     return results
 
 
@@ -312,9 +316,9 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
                          elapsed)
             chunks.observe(blocks, seconds, time.perf_counter() - t1, compiled=steps not in compiled)
             compiled.add(steps)
+            report.update(min(done * BLOCK, horizon))
             if seconds >= 1.0 or done == total_blocks:  # a chunk long enough to time the rest by
                 report.estimate(chunks.seconds_per_block, total_blocks - done)
-            report.update(min(done * BLOCK, horizon))
     except KeyboardInterrupt as err:
         report.close()
         saved = checkpoint if checkpoint and os.path.exists(checkpoint) else None
@@ -325,33 +329,36 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
 
 
 class _Progress:
-    """A progress bar over the steps of T (``progress=None``: shown once a run has taken a few seconds), and, once
-    the speed is known, one line with the estimated time left when that is over a minute."""
+    """A progress bar over the steps of T, started after the first chunk so that compilation does not distort its
+    rate (``progress=None``: shown once a run has taken 3 s), and, once the speed is known, one line with the
+    estimated time left when that is over a minute."""
 
     def __init__(self, progress, horizon, num, initial, resumable):
-        self.bar, self.estimated = None, False
-        self.num, self.resumable = num, resumable
-        if progress is False:
-            self.estimated = True  # no output at all
-            return
-        from tqdm.auto import tqdm
-        self.bar = tqdm(total=horizon, initial=initial, unit="step", unit_scale=True, dynamic_ncols=True,
-                        desc=f"T={horizon:,} x {num:,} runs", delay=0 if progress else 3)
+        self.progress, self.horizon, self.num, self.resumable = progress, horizon, num, resumable
+        self.bar, self.estimated = None, progress is False
+        self.started = time.perf_counter()
 
     def update(self, step):
-        if self.bar is not None:
-            self.bar.update(step - self.bar.n)
+        if self.progress is False:
+            return
+        if self.bar is None:
+            from tqdm.auto import tqdm
+            waited = time.perf_counter() - self.started
+            self.bar = tqdm(total=self.horizon, initial=step, unit="step", unit_scale=True, dynamic_ncols=True,
+                            desc=f"T={self.horizon:,} x {self.num:,} runs",
+                            delay=0 if self.progress else max(0.0, 3 - waited))
+        self.bar.update(step - self.bar.n)
 
     def estimate(self, seconds_per_block, blocks_left):
-        if self.bar is None or self.estimated or seconds_per_block is None:
+        if self.estimated or seconds_per_block is None:
             return
         self.estimated = True
         left = seconds_per_block * blocks_left
         if left > 60:
             rate = self.num * BLOCK / seconds_per_block
             then = "running the same command again resumes" if self.resumable else "pass a checkpoint to resume"
-            self.bar.write(f"estimated time left: {_duration(left)} at {rate:.3g} agent-steps/s; Ctrl-C stops, "
-                           f"{then}")
+            write = self.bar.write if self.bar is not None else functools.partial(print, file=sys.stderr)
+            write(f"estimated time left: {_duration(left)} at {rate:.3g} agent-steps/s; Ctrl-C stops, {then}")
 
     def close(self):
         if self.bar is not None:
@@ -486,7 +493,7 @@ def _open_npz(path, what):
     try:
         return np.load(path, allow_pickle=False)
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
-        raise ValueError(f"{what} {path} is not a readable .npz file ({type(err).__name__}: {err}); delete it or "
+        raise ValueError(f"{what} {path} is not a readable .npz file ({npz_problem(err)}); delete it or "
                          f"choose another path") from err
 
 
@@ -506,8 +513,8 @@ def _load_checkpoint(path, template: EngineState, fingerprint: str):
                                      f"{x.dtype}")
                 loaded.append(jnp.asarray(arr))
         except (KeyError, ValueError, OSError, zipfile.BadZipFile) as err:
-            raise ValueError(f"checkpoint {path} is damaged or does not match this configuration ({err}); "
-                             f"delete it to start over") from err
+            raise ValueError(f"checkpoint {path} is damaged or does not match this configuration "
+                             f"({npz_problem(err)}); delete it to start over") from err
     return jax.tree.unflatten(treedef, loaded), float(meta["elapsed"])
 
 

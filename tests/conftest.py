@@ -3,11 +3,14 @@
 run as written, the full golden comparison) run only with ``--runslow``; CI runs them after the default suite
 (`.ci/run`: ``pytest -q --runslow -m slow``). Tests marked ``gpu`` need an accelerator and are skipped without one."""
 import os
+import tempfile
 
 import pytest
 
 # Tests compile many small programs; keep XLA quiet.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# The CLI checkpoints into $JAXBANDIT_CACHE by default: keep the tests' checkpoints out of the user's cache.
+os.environ["JAXBANDIT_CACHE"] = tempfile.mkdtemp(prefix="jaxbandit-tests-")
 
 
 def pytest_addoption(parser):

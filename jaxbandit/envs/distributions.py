@@ -273,7 +273,10 @@ def family_params(family: str, **fields):
     values = {}
     for f in fam.fields:
         if f in fields:
-            values[f] = np.asarray(fields[f], dtype=np.float64)
+            if isinstance(fields[f], str):
+                raise ValueError(f"{family} parameter {f}={fields[f]!r} is a string; give numbers, one per arm, "
+                                 f"e.g. {f}=[0.2, 0.8]")
+            values[f] = checks.as_array(f"{family} parameter {f}", fields[f], allow_inf=True)
         elif f in fam.defaults:
             values[f] = np.asarray(fam.defaults[f], dtype=np.float64)
         else:
