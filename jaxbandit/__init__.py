@@ -9,7 +9,7 @@ Public API::
     run = jb.rollout(env, policy, privatizer, horizon=1000)         # pure: run(key, params) -> Trace
     jb.privacy.thompson.guarantee(b=9, c=1.0, horizon=1000, delta=1e-6)   # η = 10-GDP, ε ≈ 96.7
 """
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 from jaxbandit import envs, policies, privacy, privatizers, prng, types  # noqa: E402
 from jaxbandit.engine import BLOCK, SimParams, Trace, rollout  # noqa: E402
