@@ -141,11 +141,12 @@ def test_default_checkpoint_is_removed_after_the_outputs_unless_kept(tmp_path, c
 @pytest.mark.slow
 def test_ctrl_c_leaves_a_checkpoint_and_says_how_to_resume(tmp_path):
     env = {**os.environ, "JAXBANDIT_CACHE": str(tmp_path)}
-    argv = [sys.executable, "-m", "jaxbandit.cli", "run", "--env", "bernoulli", "--means", "0.2,0.8", "--policy",
-            "gaussian-thompson", "--horizon", "1e8", "--runs", "200", "--save", str(tmp_path / "r"),
-            "--no-progress"]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    # Python's Ctrl-C handler, even where the test runner was started with SIGINT ignored (a background job)
+    code = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            "from jaxbandit.cli import main; sys.exit(main())")
+    argv = [sys.executable, "-c", code, "run", "--env", "bernoulli", "--means", "0.2,0.8", "--policy",
+            "gaussian-thompson", "--horizon", "1e8", "--runs", "200", "--save", str(tmp_path / "r"), "--no-progress"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     ckpts = tmp_path / "checkpoints"
     deadline = time.time() + 120
     while not (ckpts.exists() and any(ckpts.iterdir())) and time.time() < deadline:
