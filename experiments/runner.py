@@ -7,6 +7,9 @@ seed 001, the η = 1 and 5 sweeps of its Fig. 8) simulate them once, and a confi
 keyword never reuses a stale result. The configuration in progress checkpoints after every chunk, so an
 interrupted reproduction resumes where it stopped.
 
+Outputs: ``summary.csv`` (deterministic: identical between identical reproductions), ``timings.csv`` (wall times)
+and the figures, whose titles say "QUICK" in a ``--quick`` reproduction.
+
 Cache layout (``cache`` defaults to ``<out_dir>/results``): for a request whose key is ``K`` (`cache_key`),
 ``K.npz`` and ``K.json`` (`Results.save`), ``K.request.json`` (the canonical request, written last: a result
 counts as done only once it exists) and, while it runs, ``K.ckpt.npz``.
@@ -24,11 +27,14 @@ from typing import Callable
 
 import numpy as np
 
+from jaxbandit import plotting
 from jaxbandit.results import Results
 from jaxbandit.simulation import sweep
 
+QUICK_STAMP = "QUICK (short horizon, few runs)"  # the title prefix of every figure of a --quick reproduction
+
 __all__ = ["Config", "Experiment", "run", "reproduce", "output_dirs", "cached_sweep", "request", "cache_key",
-           "default_rows", "write_summary"]
+           "default_rows", "write_summary", "write_timings", "QUICK_STAMP"]
 
 
 @dataclasses.dataclass
@@ -79,7 +85,9 @@ def run(experiment: Experiment, out_dir: str, quick: bool = False, progress: boo
         results[cfg.label] = res
     rows = experiment.summary_rows(results) if experiment.summary_rows is not None else None
     write_summary(results, os.path.join(out_dir, "summary.csv"), rows)
-    experiment.figures(results, out_dir)
+    write_timings(results, os.path.join(out_dir, "timings.csv"))
+    with plotting.stamped(QUICK_STAMP if quick else None):
+        experiment.figures(results, out_dir)
     return results
 
 
@@ -148,7 +156,7 @@ def cached_sweep(kwargs: dict, cache: str, progress: bool | None = True) -> tupl
         _adopt_legacy(cache, text, base)
     if _is_done(base, text):
         return Results.load(base), base, True
-    res = sweep(**{"grid": None, **kwargs}, progress=progress, checkpoint=base + ".ckpt.npz")
+    res = sweep(**{"grid": None, **kwargs}, progress=progress, checkpoint=base + ".ckpt.npz", keep_checkpoint=True)
     res.save(base)
     tmp = base + ".request.json.tmp"
     with open(tmp, "w") as f:
@@ -200,7 +208,6 @@ def default_rows(results: dict) -> list[dict]:
                          "final_regret_mean": f"{point.mean()[-1]:.6g}", "final_regret_se": f"{point.se()[-1]:.6g}",
                          "final_realized_regret_mean": f"{point.mean('regret')[-1]:.6g}",
                          "final_realized_regret_se": f"{point.se('regret')[-1]:.6g}",
-                         "seconds": f"{res.seconds:.3f}",
                          **{f"policy.{k}": _cell(v) for k, v in res.config["policy_params"].items()},
                          **{f"privatizer.{k}": _cell(v) for k, v in res.config["privatizer_params"].items()},
                          **{k: _cell(v) for k, v in swept.items()}})  # swept values override the base ones
@@ -215,6 +222,19 @@ def write_summary(results: dict, path: str, rows: list | None = None) -> None:
         writer = csv.DictWriter(f, fieldnames=fields)
         writer.writeheader()
         writer.writerows(rows)
+
+
+def write_timings(results: dict, path: str) -> None:
+    """timings.csv: the simulation wall time (compilation included) and speed of each configuration, apart from
+    summary.csv so that summary.csv is identical between identical reproductions. A configuration served from the
+    cache reports the time of the run that computed it."""
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=["label", "seconds", "agent_steps_per_second"])
+        writer.writeheader()
+        for label, res in results.items():
+            steps = res.pseudo_regret[..., 0].size * res.horizon
+            writer.writerow({"label": label, "seconds": f"{res.seconds:.3f}",
+                             "agent_steps_per_second": f"{steps / res.seconds:.4g}" if res.seconds else ""})
 
 
 def _cell(v):

@@ -6,9 +6,13 @@ never show.
 """
 from __future__ import annotations
 
+import contextlib
+
 import matplotlib.pyplot as plt
+import numpy as np
 
 BAND_Z = 2.0  # bands are mean ± 2 standard errors over runs
+_STAMPS: list = []  # the title prefixes of `stamped` blocks, innermost last
 
 
 def plot_regret(ax, results, label=None, metric="pseudo_regret", color=None, band=True):
@@ -44,6 +48,67 @@ def regret_figure(curves, title, metric="pseudo_regret", logx_panel=True, ylabel
     return fig
 
 
+@contextlib.contextmanager
+def stamped(prefix: str | None):
+    """Figures saved inside the block get ``prefix`` in front of their title (``None``: no change), e.g. the
+    reproductions' ``"QUICK (small T, few runs)"`` so that a quick figure is never taken for the paper's."""
+    _STAMPS.append(prefix)
+    try:
+        yield
+    finally:
+        _STAMPS.pop()
+
+
 def save(fig, path):
+    """Write ``fig`` (PNG by the extension) and close it. Inside `stamped`, the title gets its prefix; a legend
+    entry whose line has no point within the axes is marked "(outside the plotted range)", so that no entry
+    names something the reader cannot see."""
+    if _STAMPS and _STAMPS[-1]:
+        _stamp(fig, _STAMPS[-1])
+    mark_invisible_legend_entries(fig)
     fig.savefig(path, dpi=130)
     plt.close(fig)
+
+
+def _stamp(fig, prefix):
+    sup = getattr(fig, "_suptitle", None)  # matplotlib's suptitle Text (get_suptitle needs matplotlib 3.8)
+    if sup is not None and sup.get_text():
+        sup.set_text(f"{prefix}: {sup.get_text()}")
+        return
+    for ax in fig.axes[:1]:
+        ax.set_title(f"{prefix}: {ax.get_title()}" if ax.get_title() else prefix)
+
+
+def mark_invisible_legend_entries(fig) -> list:
+    """Append "(outside the plotted range)" to legend labels whose lines have no finite point inside their axes
+    (compared in display coordinates, so log scales and axhline's axes-coordinate x work alike); returns the
+    labels marked."""
+    marked = []
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None:
+            continue
+        box = ax.get_window_extent()
+        for text in legend.get_texts():
+            lines = [line for line in ax.get_lines() if line.get_label() == text.get_text()]
+            if not lines:
+                continue
+            visible = False
+            for line in lines:
+                x, y = (np.asarray(v, dtype=float).ravel() for v in line.get_data())
+                if x.size != y.size or not x.size:
+                    continue
+                ok = np.isfinite(x) & np.isfinite(y)
+                if ok.any():
+                    px, py = line.get_transform().transform(np.column_stack([x[ok], y[ok]])).T
+                    if px.size > 1:  # points along each segment too: a segment may cross the axes
+                        s = np.linspace(0, 1, 17)
+                        px = (px[:-1, None] + (px[1:] - px[:-1])[:, None] * s).ravel()
+                        py = (py[:-1, None] + (py[1:] - py[:-1])[:, None] * s).ravel()
+                    tol = 0.5  # pixels: a line lying on the frame is visible
+                    visible |= bool(np.any((px >= box.x0 - tol) & (px <= box.x1 + tol)
+                                           & (py >= box.y0 - tol) & (py <= box.y1 + tol)))
+            if not visible:
+                text.set_text(f"{text.get_text()} (outside the plotted range)")
+                marked.append(text.get_text())
+    return marked

@@ -128,3 +128,30 @@ def test_experiments_live_under_jaxbandit():
     assert experiments.__name__ == "jaxbandit.experiments" and gdp_ts.__name__ == "jaxbandit.experiments.gdp_ts"
     for module in (experiments, runner, gdp_ts):
         assert module.__all__
+
+
+def test_summary_is_deterministic_and_timings_are_apart(tmp_path):
+    """Two identical reproductions (each simulating, separate caches) write byte-identical summary.csv; the
+    timings go to timings.csv; a quick reproduction stamps its figures' titles."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from jaxbandit import plotting
+    titles = []
+
+    def figures(results, out_dir):
+        fig, ax = plt.subplots()
+        fig.suptitle("Test figure")
+        plotting.save(fig, os.path.join(out_dir, "f.png"))
+        titles.append(fig._suptitle.get_text())
+    exp = runner.Experiment("t", "t", "test entry", lambda quick: [runner.Config("ucb1", dict(TINY))], figures)
+    for name in ("one", "two"):
+        runner.run(exp, str(tmp_path / name), quick=True, progress=False, log=lambda *a: None)
+    one, two = ((tmp_path / n / "summary.csv").read_bytes() for n in ("one", "two"))
+    assert one == two and b"seconds" not in one
+    header, row = (tmp_path / "one" / "timings.csv").read_text().splitlines()
+    assert header == "label,seconds,agent_steps_per_second" and row.startswith("ucb1,") and float(row.split(",")[1]) > 0
+    assert titles == [f"{runner.QUICK_STAMP}: Test figure"] * 2
+    runner.run(exp, str(tmp_path / "full"), quick=False, progress=False, log=lambda *a: None)
+    assert titles[-1] == "Test figure"

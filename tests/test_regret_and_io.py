@@ -125,3 +125,34 @@ def test_public_simulate_is_the_function_and_its_module_is_importable():
     import jaxbandit as jb
     module = importlib.import_module("jaxbandit.simulation")
     assert jb.simulate is module.simulate and jb.sweep is module.sweep and callable(jb.simulate)
+
+
+def test_plotting_marks_legend_entries_outside_the_axes_and_stamps_titles(tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from jaxbandit import plotting
+    fig, (ax, ax2) = plt.subplots(1, 2)
+    ax.plot([1, 10], [1, 2], label="curve")
+    ax.plot([1, 10], [50, 60], label="bound")            # far above the axes once the limits are set
+    ax.plot([1, 10], [-5, 5], label="crossing")          # both ends outside, crosses the axes
+    ax.axhline(1.5, label="level")                       # x in axes coordinates
+    ax.set_ylim(0, 3)
+    ax.legend()
+    ax2.set_yscale("log")
+    ax2.plot([1, 2], [1e-3, 1e-2], label="small")
+    ax2.set_ylim(1e-1, 1)
+    ax2.legend()
+    fig.suptitle("Seed 001 Fig. 2")
+    with plotting.stamped("QUICK"):
+        plotting.save(fig, tmp_path / "f.png")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "curve", "bound (outside the plotted range)", "crossing", "level"]
+    assert ax2.get_legend().get_texts()[0].get_text() == "small (outside the plotted range)"
+    assert fig._suptitle.get_text() == "QUICK: Seed 001 Fig. 2"
+    fig, ax = plt.subplots()
+    ax.set_title("regret")
+    with plotting.stamped(None):
+        plotting.save(fig, tmp_path / "g.png")
+    assert ax.get_title() == "regret"
