@@ -35,7 +35,7 @@ TRUNCEXP = ("truncexp", {"rates": [0.1, 1.0, 2.0, 5.0, 10.0]},
             "truncated exponential on [0,1], rates 0.1, 1, 2, 5, 10")
 ETAS = (1.0, 2.0, 5.0)
 B_GRID = (0, 1, 5, 10, 50, 100, 200, 500, 1000, 2000, 3000, 5000, 10000)
-QUICK_B_GRID = (0, 5, 20, 50, 100)
+QUICK_B_GRID = (0, 5, 20, 50, 100, 200, 300)  # past the optimum in b at T = 2000 (eta = 1, 2): regret falls, then rises
 METRIC = "regret"  # realized regret, the paper's Eq. (3)
 
 

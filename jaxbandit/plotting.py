@@ -66,7 +66,7 @@ def save(fig, path):
     if _STAMPS and _STAMPS[-1]:
         _stamp(fig, _STAMPS[-1])
     mark_invisible_legend_entries(fig)
-    fig.savefig(path, dpi=130)
+    fig.savefig(path, dpi=130, bbox_inches="tight")  # a long title or an outside legend is never clipped
     plt.close(fig)
 
 
@@ -76,7 +76,7 @@ def _stamp(fig, prefix):
         sup.set_text(f"{prefix}: {sup.get_text()}")
         return
     for ax in fig.axes[:1]:
-        ax.set_title(f"{prefix}: {ax.get_title()}" if ax.get_title() else prefix)
+        ax.set_title(f"{prefix}: {ax.get_title()}" if ax.get_title() else prefix, fontsize=ax.title.get_fontsize())
 
 
 def mark_invisible_legend_entries(fig) -> list:

@@ -145,7 +145,9 @@ def test_summary_is_deterministic_and_timings_are_apart(tmp_path):
         fig.suptitle("Test figure")
         plotting.save(fig, os.path.join(out_dir, "f.png"))
         titles.append(fig._suptitle.get_text())
-    exp = runner.Experiment("t", "t", "test entry", lambda quick: [runner.Config("ucb1", dict(TINY))], figures)
+    exp = runner.Experiment("t", "t", "test entry",
+                            lambda quick: [runner.Config("ucb1", {**TINY, "runs": 3 if quick else 4})], figures)
+    analytic = runner.Experiment("a", "a", "no simulation", lambda quick: [], figures)
     for name in ("one", "two"):
         runner.run(exp, str(tmp_path / name), quick=True, progress=False, log=lambda *a: None)
     one, two = ((tmp_path / n / "summary.csv").read_bytes() for n in ("one", "two"))
@@ -155,3 +157,5 @@ def test_summary_is_deterministic_and_timings_are_apart(tmp_path):
     assert titles == [f"{runner.QUICK_STAMP}: Test figure"] * 2
     runner.run(exp, str(tmp_path / "full"), quick=False, progress=False, log=lambda *a: None)
     assert titles[-1] == "Test figure"
+    runner.run(analytic, str(tmp_path / "analytic"), quick=True, progress=False, log=lambda *a: None)
+    assert titles[-1] == "Test figure"  # the same figure in both settings: not stamped
