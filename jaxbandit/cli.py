@@ -264,6 +264,9 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(_join_negative_values(sys.argv[1:] if argv is None else argv))
     if getattr(args, "progress", None) is None and hasattr(args, "progress"):
         args.progress = None if sys.stderr.isatty() else False
+    import warnings
+    format_warning = warnings.formatwarning
+    warnings.formatwarning = lambda message, *a, **k: f"warning: {message}\n"  # no source line: not a traceback
     try:
         return args.fn(args)
     except (ValueError, FloatingPointError) as err:
@@ -272,6 +275,8 @@ def main(argv=None) -> int:
     except Interrupted as err:
         print(f"\n{err}", file=sys.stderr)
         return 130
+    finally:
+        warnings.formatwarning = format_warning
 
 
 if __name__ == "__main__":
