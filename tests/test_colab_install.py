@@ -49,6 +49,22 @@ def test_install_cell_local_mode_does_nothing_when_installed(monkeypatch, capsys
     assert "jaxbandit is installed" in capsys.readouterr().out
 
 
+def test_install_cell_does_not_mistake_a_cloned_checkout_for_an_install(tmp_path):
+    """In Colab a clone lands in /content/jaxbandit, a child of the working folder: `find_spec` then finds the
+    checkout's root as a namespace package, which is not an install. Run in a child Python without site-packages
+    (-S -E), so the jaxbandit installed here is invisible, with pip recorded."""
+    (tmp_path / "jaxbandit").mkdir()
+    (tmp_path / "jaxbandit" / "pyproject.toml").write_text("")
+    script = ("import subprocess, sys; calls = []\n"
+              "subprocess.run = lambda argv, check: calls.append(argv[3:])\n"
+              f"exec(compile({INSTALL!r}, 'install', 'exec'), {{}})\n"
+              "print('pip:', calls)\n")
+    out = subprocess.run([sys.executable, "-S", "-E", "-c", script], cwd=tmp_path, capture_output=True, text=True,
+                         env={"JAXBANDIT_SOURCE": "jaxbandit"}, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "pip: [['install', '-q', 'jaxbandit']]" in out.stdout and "installed jaxbandit from" in out.stdout
+
+
 def test_install_cell_without_a_source_says_what_to_set(monkeypatch):
     with pytest.raises(RuntimeError, match="set JAXBANDIT_SOURCE at the top of this cell to a git URL"):
         _run_cell(monkeypatch, installed=False)
@@ -58,9 +74,14 @@ def test_install_cell_installs_each_kind_of_source(monkeypatch, tmp_path):
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     wheel = tmp_path / "jaxbandit-0.3.0-py3-none-any.whl"
     wheel.write_bytes(b"")
-    for source in ("git+https://github.com/OWNER/REPO.git@v0.3.0", str(wheel), repo):
+    archive = tmp_path / "jaxbandit.zip"
+    archive.write_bytes(b"")
+    for source in ("git+https://github.com/someone/jaxbandit.git@v0.3.0", str(wheel), str(archive), repo,
+                   "https://example.org/jaxbandit-0.3.0.tar.gz"):
         calls = _run_cell(monkeypatch, installed=False, source=source)
         assert calls == [[sys.executable, "-m", "pip", "install", "-q", source]]
+    # pasted with a trailing space or newline
+    assert _run_cell(monkeypatch, installed=False, source=f" {repo}\n")[0][-1] == repo
     # the variable in the cell works as the environment variable does
     assert _run_cell(monkeypatch, installed=False, variable=repo)[0][-1] == repo
 
@@ -69,6 +90,8 @@ def test_install_cell_installs_each_kind_of_source(monkeypatch, tmp_path):
     (lambda p: str(p / "missing.whl"), "does not exist here"),
     (lambda p: str(p), "folder without pyproject.toml"),
     (lambda p: (p / "notes.txt").write_text("") or str(p / "notes.txt"), "not a wheel"),
+    (lambda p: "git+https://github.com/OWNER/REPO.git", "placeholder OWNER/REPO"),
+    (lambda p: "https://github.com/someone/jaxbandit", "'git\\+https://github.com/someone/jaxbandit'"),
 ])
 def test_install_cell_rejects_bad_sources_clearly(monkeypatch, tmp_path, make, message):
     with pytest.raises((FileNotFoundError, ValueError), match=message):
