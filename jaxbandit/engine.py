@@ -90,6 +90,28 @@ class EngineState(NamedTuple):
     block: jax.Array         # int32: index of the next block
 
 
+def ordered_sum(terms):
+    """Σ_k terms[k] over the first axis in an order fixed by the program, so that its bits do not depend on the
+    machine: ``jnp.sum`` leaves the order to XLA, whose vectorized reductions follow the CPU's vector width (the
+    pseudo-regret of testbed20, K = 20, differed in its last bits between machines). Up to 16 terms: left to right,
+    the order XLA itself used for small K (the recorded K = 4 values are unchanged); more: 8 lanes, each a pairwise
+    tree over its terms, then the lanes left to right (within 13% of ``jnp.sum``'s time from K = 4 to 1000,
+    benchmarks/RESULTS.md)."""
+    n = terms.shape[0]
+    if n > 16:
+        terms = jnp.concatenate([terms, jnp.zeros((-n % 8,) + terms.shape[1:], terms.dtype)])
+        terms = terms.reshape((-1, 8) + terms.shape[1:])
+        while terms.shape[0] > 1:
+            half = terms.shape[0] // 2
+            head = terms[:half] + terms[half:2 * half]
+            terms = jnp.concatenate([head, terms[2 * half:]]) if terms.shape[0] % 2 else head
+        terms = terms[0]
+    total = terms[0]
+    for k in range(1, terms.shape[0]):
+        total = total + terms[k]
+    return total
+
+
 def record_slots(record_times: np.ndarray) -> int:
     """The largest number of record times falling in one block (static shape of the per-block gather)."""
     blocks = (np.asarray(record_times) - 1) // BLOCK
@@ -139,7 +161,7 @@ def make_block(env: Env, policy: Policy, privatizer: Privatizer, steps: int, slo
         y = (mu_star - reward) - run.regret_comp
         total = run.regret + y
         comp = (total - run.regret) - y
-        pseudo = jnp.sum(gaps * counts.astype(gaps.dtype))
+        pseudo = ordered_sum(gaps * counts.astype(gaps.dtype))
         return RunState(pstate, counts, total, comp), (pseudo, total)
 
     def block_keys(key, b):

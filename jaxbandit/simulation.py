@@ -66,9 +66,9 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
         configuration; ``"auto"``: a file named by the configuration's fingerprint in `checkpoint_path`'s folder,
         so running the same call again resumes. Ctrl-C raises `Interrupted`, which says where the state is.
       keep_checkpoint: keep the checkpoint file when the run completes (default: it is removed).
-      unroll: unroll factor of the inner scan (a speed knob). Numbers are bit-identical for a given unroll; a
-        different unroll changes the order of XLA's float reductions, so with many arms the pseudo-regret can
-        differ in its last bits (testbed20, K = 20: 2e-6 of 11 between unroll 1 and 5).
+      unroll: unroll factor of the inner scan (a speed knob). The engine's own sums have a fixed order
+        (`jaxbandit.engine.ordered_sum`), so testbed20's numbers are the same for unroll 1 and 5; a component
+        with a float reduction of its own (``jnp.sum`` over arms) may differ in its last bits between unrolls.
 
     Returns:
       `Results` with axes (*grid axes, run, t).

@@ -162,3 +162,34 @@ def test_engine_compiles_without_library_reduce_fusions_on_cpu(monkeypatch):
         raise RuntimeError("No such compile option")
     monkeypatch.setattr(jax, "jit", unknown_option)
     assert compiler_options.__wrapped__() == {}
+
+
+@pytest.mark.parametrize("num_terms", [1, 3, 16, 17, 20, 100])
+def test_ordered_sum_adds_in_its_documented_order(num_terms):
+    """The engine's pseudo-regret sum has an order fixed by the program (machine-independent bits): up to 16 terms
+    left to right, more in 8 lanes of pairwise trees then the lanes left to right; checked against that order in
+    NumPy float32 on values whose sum depends on the order."""
+    from jaxbandit.engine import ordered_sum
+    rng = np.random.default_rng(num_terms)
+    x = (rng.standard_normal((num_terms, 3)) * 10.0 ** rng.integers(-3, 8, (num_terms, 1))).astype(np.float32)
+
+    def left_to_right(rows):
+        total = rows[0]
+        for row in rows[1:]:
+            total = np.float32(total + row)
+        return total
+
+    def pairwise(rows):
+        while len(rows) > 1:
+            half = len(rows) // 2
+            rows = [np.float32(rows[i] + rows[half + i]) for i in range(half)] + rows[2 * half:]
+        return rows[0]
+
+    if num_terms <= 16:
+        expected = left_to_right(list(x))
+    else:
+        padded = np.concatenate([x, np.zeros((-num_terms % 8, 3), np.float32)]).reshape(-1, 8, 3)
+        expected = left_to_right([pairwise(list(padded[:, lane])) for lane in range(8)])
+    np.testing.assert_array_equal(np.asarray(jax.jit(ordered_sum)(jnp.asarray(x))), expected)
+    if num_terms == 3:  # the order matters for these values: 1e8 + 1 rounds to 1e8 in float32
+        assert float(ordered_sum(jnp.asarray([1e8, 1.0, -1e8], jnp.float32))) == 0.0
