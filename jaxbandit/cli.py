@@ -197,6 +197,71 @@ def cmd_reproduce(args) -> int:
     return 0
 
 
+def cmd_tune(args) -> int:
+    from jaxbandit import tuning
+    for path, flag in ((args.json, "--json"), (args.plot, "--plot")):
+        _output_path(path, flag)
+    env_params = _key_values(args.env_param, "--env-param")
+    if args.means is not None:
+        env_params["means"] = args.means
+    request = dict(env=args.env, policy=args.policy, env_params=env_params,
+                   policy_params=_key_values(args.policy_param, "--policy-param"), eta_budget=args.eta_budget,
+                   epsilon=args.epsilon, delta=args.delta, accounting=args.accounting, param=args.param,
+                   horizon=args.horizon)
+    if args.grid_points:
+        from jaxbandit import checks
+        checks.positive_int("--grid-points", args.grid_points, minimum=2)
+        checks.positive_int("--grid-runs", args.grid_runs, minimum=2)
+    tuned = tuning.tune(**request, runs=args.runs, steps=args.steps, seed=args.seed, estimator=args.estimator,
+                        sigma=args.sigma, learning_rate=args.learning_rate, init=args.init, progress=args.progress)
+    name = tuned.config["param"]
+    shown = ", ".join(f"{k} = {v:.6g}" for k, v in tuned.params.items())
+    print(f"tuned {args.policy} on {args.env}, T = {tuned.config['horizon']}: {shown}")
+    if tuned.eta is not None:
+        print(f"  privacy: eta = {tuned.eta:.6g}-GDP, (epsilon, delta) = ({tuned.epsilon:.6g}, {tuned.delta:.3g})-DP "
+              f"({args.accounting} accounting)")
+    print(f"  {tuned.agent_steps:.4g} agent-steps in {len(tuned.trace)} steps, {tuned.seconds:.1f} s")
+    grid = None
+    if args.grid_points:
+        values = _grid_values(tuned, args.grid_points)
+        grid = tuning.grid(**request, values=values, runs=args.grid_runs, seed=args.seed + 1)
+        best = grid.best()
+        print(f"  grid of {len(values)} values of {name}, {args.grid_runs} runs each: best {name} = "
+              f"{grid.values[best]:.6g}, regret {grid.mean[best]:.5g} ± {grid.se[best]:.2g} "
+              f"({grid.agent_steps:.4g} agent-steps)")
+    if args.json:
+        out = tuned.to_dict()
+        if grid is not None:
+            out["grid"] = {"values": grid.values.tolist(), "regret_mean": grid.mean.tolist(),
+                           "regret_se": grid.se.tolist(), "runs": args.grid_runs, "agent_steps": grid.agent_steps}
+        with open(args.json + ".tmp", "w") as f:
+            json.dump(out, f, indent=1)
+        os.replace(args.json + ".tmp", args.json)
+    if args.plot:
+        from jaxbandit import plotting
+        plotting.save(plotting.tuning_figure(tuned, grid), args.plot)
+    return 0
+
+
+def _grid_values(tuned, points):
+    """``points`` values of the tuned parameter over its whole range: b log-spaced in [0, b_max] (integers),
+    a bounded parameter evenly in logit, a positive one log-spaced around the trajectory."""
+    c = tuned.config
+    if tuned.eta is not None:
+        from jaxbandit.tuning import _BudgetSpace
+        b_max = _BudgetSpace(1.0, c["horizon"], _num_arms(c), c["accounting"] == "tight").b_max
+        return np.unique(np.round(np.expm1(np.linspace(0.0, np.log1p(b_max), points)))).astype(int)
+    xs = np.array([row[c["param"]] for row in tuned.trace])
+    return np.geomspace(xs.min() / 3, min(xs.max() * 3, 1.0 - 1e-6) if c["param"] == "epsilon" else xs.max() * 3,
+                        points)
+
+
+def _num_arms(config):
+    from jaxbandit import envs
+    env, _ = envs.make(config["env"], **(config["env_params"] or {}))
+    return env.num_arms
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="jaxbandit", description="Batched JAX simulation of (private) bandits.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -242,6 +307,38 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--arms", type=_integer, help="number of arms N (for --tight and the b*N < T check)")
     v.add_argument("--json", metavar="FILE", help="write eta, epsilon, delta as JSON")
     v.set_defaults(fn=cmd_privacy)
+
+    t = sub.add_parser("tune", help="tune a policy's parameters by gradient on the simulated regret",
+                       description="Tune modified-thompson's (b, c) under a privacy budget (c on the budget's "
+                                   "boundary), or one parameter of a policy (--param, no budget), by stochastic "
+                                   "gradient (optax Adam) on the simulated regret.")
+    t.add_argument("--env", required=True, help="environment name (see `jaxbandit list`)")
+    t.add_argument("--means", type=_number_list, help="comma-separated arm means (Bernoulli, Gaussian)")
+    t.add_argument("--env-param", action="append", metavar="K=V", help="environment parameter, e.g. rates=0.1,1")
+    t.add_argument("--policy", default="modified-thompson")
+    t.add_argument("--policy-param", action="append", metavar="K=V", help="fixed parameters of the policy")
+    t.add_argument("--eta-budget", type=float, help="GDP budget eta (tunes b, with c = c*(b))")
+    t.add_argument("--epsilon", type=float, help="(epsilon, delta) budget: epsilon (with --delta)")
+    t.add_argument("--delta", type=float, help="(epsilon, delta) budget: delta (with --epsilon)")
+    t.add_argument("--accounting", default="paper", help="paper: sqrt(T/(c(b+1))) (seed 001 Lemma 5); tight: "
+                                                         "T-bN rounds, n >= max(b,1)")
+    t.add_argument("--param", help="the parameter to tune without a budget, e.g. epsilon of epsilon-greedy")
+    t.add_argument("--horizon", type=_integer, required=True, help="T (1e5 style accepted)")
+    t.add_argument("--runs", type=_integer, default=32, help="runs per simulated point per step (default 32)")
+    t.add_argument("--steps", type=_integer, default=40, help="optimisation steps (default 40)")
+    t.add_argument("--seed", type=_integer, default=0)
+    t.add_argument("--estimator", default="smoothed", help="smoothed (default) or score")
+    t.add_argument("--sigma", type=float, default=0.15, help="smoothing half-width in log(b+1) (default 0.15)")
+    t.add_argument("--learning-rate", type=float, default=0.25, help="Adam step in log(b+1) (default 0.25)")
+    t.add_argument("--init", type=float, help="starting b (or parameter value)")
+    t.add_argument("--grid-points", type=_integer, default=0,
+                   help="also simulate a grid of this many values (for the plot and the comparison)")
+    t.add_argument("--grid-runs", type=_integer, default=200, help="runs per grid point (default 200)")
+    t.add_argument("--json", metavar="FILE", help="write b, c, eta, epsilon, delta, agent_steps and the trace")
+    t.add_argument("--plot", metavar="FILE", help="write the optimisation trajectory (PNG)")
+    t.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
+                   help="a line per optimisation step (default: on)")
+    t.set_defaults(fn=cmd_tune)
 
     q = sub.add_parser("reproduce", help="run experiments, write figures and summary.csv",
                        description="Simulations are cached by content in RESULTS (default: results/ in the output "

@@ -112,3 +112,62 @@ def mark_invisible_legend_entries(fig) -> list:
                 text.set_text(f"{text.get_text()} (outside the plotted range)")
                 marked.append(text.get_text())
     return marked
+
+
+def tuning_figure(tuned, grid=None, title=None, tuned_regret=None):
+    """The optimisation trajectory of `jaxbandit.tune` drawn over the grid's regret curve.
+
+    Left: the regret estimate at each step's point against the tuned parameter (b on a log(b + 1) axis, c on the
+    budget's boundary), coloured by step, over the grid's mean ± 2 SE (``grid``: a `jaxbandit.tuning.Grid`), with
+    the grid's best point and the tuned value marked. Right: the tuned parameter against the step. ``tuned_regret``
+    ``(mean, se)``: the tuned point's regret on fresh seeds, drawn as its own marker."""
+    name = tuned.config["param"]
+    trace = tuned.trace
+    x = np.array([row[name] for row in trace])
+    y = np.array([row["regret"] for row in trace])
+    step = np.arange(1, len(trace) + 1)
+    budget = tuned.eta is not None
+    shift = 1.0 if budget else 0.0  # b on a log(b + 1) axis
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12.4, 4.6), gridspec_kw={"width_ratios": [1.6, 1]})
+    if grid is not None:
+        order = np.argsort(grid.values)
+        gx, gm, gs = grid.values[order] + shift, grid.mean[order], grid.se[order]
+        ax.plot(gx, gm, color="0.35", lw=1.4, label=f"grid, {grid.regret.shape[1]} runs per point")
+        ax.fill_between(gx, gm - BAND_Z * gs, gm + BAND_Z * gs, color="0.35", alpha=0.2, lw=0)
+        best = grid.best()
+        ax.plot(grid.values[best] + shift, grid.mean[best], "s", ms=9, mfc="none", mec="k", mew=1.6,
+                label=f"grid best: {name} = {grid.values[best]:.4g}")
+    sc = ax.scatter(x + shift, y, c=step, cmap="viridis", s=22, zorder=3,
+                    label=f"tuner's steps ({tuned.config['runs']} runs per point)")
+    ax.plot(x + shift, y, color="0.6", lw=0.6, zorder=2)
+    final = tuned.params[name]
+    final_label = f"tuned: {name} = {final:.4g}" + (f", c = {tuned.params['c']:.4g}" if budget else "")
+    if tuned_regret is not None:
+        ax.errorbar(final + shift, tuned_regret[0], yerr=BAND_Z * tuned_regret[1], fmt="*", ms=14, color="C3",
+                    zorder=4, label=final_label + " (fresh seeds)")
+    else:
+        ax.axvline(final + shift, color="C3", ls="--", lw=1.2, label=final_label)
+    fig.colorbar(sc, ax=ax, label="optimisation step")
+    if budget or not grid is None and np.all(grid.values > 0) and grid.values.max() / max(grid.values.min(), 1e-300) > 50:
+        ax.set_xscale("log")
+    ax.set_xlabel(f"{name} + 1 (log axis; c = c*(b) on the budget's boundary)" if budget else name)
+    ax.set_ylabel("pseudo-regret at T (mean ± 2 SE)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8.5, loc="best")
+    ax2.plot(step, x, "o-", ms=3, color="C0")
+    ax2.axhline(final, color="C3", ls="--", lw=1.2, label=f"tuned {name} (average of the second half)")
+    if budget:
+        ax2.set_yscale("log")
+    ax2.set_xlabel("optimisation step")
+    ax2.set_ylabel(name)
+    ax2.grid(alpha=0.3)
+    ax2.legend(fontsize=8.5)
+    if title is None:
+        c = tuned.config
+        setting = (f"GDP budget η = {tuned.config['eta_budget']:.4g} ({c['accounting']} accounting)" if budget
+                   else f"tuning {name}")
+        title = f"{c['policy']} on {c['env']}, {setting}, T = {c['horizon']}"
+    fig.suptitle(f"{title}\n{tuned.config['estimator']} gradient, Adam, {len(trace)} steps, "
+                 f"{tuned.agent_steps:.3g} agent-steps", fontsize=11)
+    fig.tight_layout()
+    return fig

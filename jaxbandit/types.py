@@ -111,6 +111,9 @@ class Policy(NamedTuple):
       reward_range: the observations it needs, ``(low, high)`` (``None``: any real number).
       check_horizon: ``(params, horizon) -> None`` host-side check of parameters against the horizon T (raise
         ``ValueError`` for what cannot run, warn for what runs but degenerates), or ``None``.
+      log_prob: ``(state, arm, params) -> float`` log P(``select`` returns ``arm`` | ``state``) over the step's
+        randomness, differentiable in the float fields of ``params``, or ``None``. The score-function gradients of
+        `jaxbandit.gradients` (and ``jaxbandit.tune(estimator="score")``) need it.
     """
 
     name: str
@@ -123,6 +126,7 @@ class Policy(NamedTuple):
     default_params: Params
     reward_range: tuple | None = None
     check_horizon: Callable | None = None
+    log_prob: Callable | None = None
 
     def __repr__(self) -> str:
         return (f"Policy(name={self.name!r}, num_arms={self.num_arms}, default_params="

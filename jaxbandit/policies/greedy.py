@@ -40,8 +40,16 @@ def epsilon_greedy(num_arms: int) -> Policy:
     def validate(params):
         checks.in_range("epsilon", params.epsilon, 0.0, 1.0)
 
+    def log_prob(state: MeanState, arm, params):
+        """ε/K for every arm, plus (1 − ε) shared by the greedy arms (unplayed ones first, ties uniform)."""
+        mean, _ = _means(state)
+        index = jnp.where(state.counts == 0, jnp.inf, mean)
+        best = index == jnp.max(index)
+        eps = params.epsilon.astype(mean.dtype)
+        return jnp.log(eps / num_arms + (1 - eps) * best[arm] / jnp.sum(best))
+
     return Policy("epsilon-greedy", num_arms, _init(num_arms), draw, select, _update(num_arms), validate,
-                  EpsilonParams(epsilon=jnp.asarray(0.1)))
+                  EpsilonParams(epsilon=jnp.asarray(0.1)), log_prob=log_prob)
 
 
 def uniform(num_arms: int) -> Policy:

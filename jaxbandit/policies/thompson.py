@@ -8,15 +8,65 @@ References:
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
+from jax.scipy.special import ndtr
 
 from jaxbandit import checks, sampling
 from jaxbandit.policies.common import onehot
 from jaxbandit.privacy.thompson import warn_if_all_prepulls
 from jaxbandit.types import EmptyParams, Policy, no_validate
+
+
+_GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(8)
+_BODY = (-6.0, -3.0, -1.5, 0.0, 1.5, 3.0, 6.0)  # panel edges resolving φ itself
+_REACH = 7.0  # Φ((z − z_k)/w_k) is within Φ(−7) ≈ 1e-12 of 0 or 1 beyond z_k ± 7 w_k
+_TAIL = 12.0  # φ is negligible 12 standard deviations out
+
+
+def gaussian_argmax_prob(means, scales, arm):
+    """P(argmax_k θ_k = arm) for independent θ_k ~ N(means_k, scales_k²): Thompson sampling's selection
+    probability for Gaussian posteriors, differentiable in ``means`` and ``scales``.
+
+    In the standard units of θ_a (a = ``arm``): π_a = ∫ φ(z) Π_{k≠a} Φ((z − z_k)/w_k) dz with z_k = (m_k − m_a)/s_a
+    and w_k = s_k/s_a. Gauss–Hermite quadrature fails once some w_k ≪ 1 (a sharp posterior, such as the best arm's
+    late in a run, puts a step of width w_k in the integrand: 10-100% errors at the scale ratios of seed 001's
+    runs). So the integral is taken by composite 8-point Gauss–Legendre over panels whose edges are each step's
+    centre z_k and its ends z_k ± 7 w_k and a grid over φ's body, on [L, U] outside which the integrand is
+    within 1e-12 of 0 (below) or of φ (above, added as Φ(−U)). Relative error below 5e-5 for π_a > 1e-6 over
+    random instances with K ≤ 10 arms and scale ratios up to 300 (tests/test_gradients.py checks it against
+    Monte Carlo); float32 arithmetic limits it to about 1e-6 where it is otherwise exact.
+    """
+    num_arms = means.shape[-1]
+    m_a, s_a = means[arm], scales[arm]
+    z = (means - m_a) / s_a
+    w = scales / s_a
+    other = jnp.arange(num_arms) != arm
+    neg_inf = jnp.full_like(z, -jnp.inf)
+    stop = jax.lax.stop_gradient  # panel edges only partition the integral: no derivative flows through them
+    lower = jnp.maximum(jnp.max(jnp.where(other, stop(z - _REACH * w), neg_inf)), -_TAIL)
+    upper = jnp.max(jnp.where(other, stop(z + _REACH * w), neg_inf))
+    upper = jnp.maximum(jnp.minimum(upper, jnp.maximum(lower, 0.0) + _TAIL), lower)
+    inside = lambda x: jnp.where(other, x, lower)
+    edges = jnp.concatenate([jnp.stack([lower, upper]), jnp.asarray(_BODY, z.dtype),
+                             inside(stop(z - _REACH * w)), inside(stop(z)), inside(stop(z + _REACH * w))])
+    edges = jnp.sort(jnp.clip(edges, lower, upper))
+    mid, half = (edges[1:] + edges[:-1]) / 2, (edges[1:] - edges[:-1]) / 2
+    t = mid[:, None] + half[:, None] * jnp.asarray(_GL_NODES, z.dtype)
+
+    def steps(x):  # Π_{k≠a} Φ((x − z_k)/w_k)
+        return jnp.prod(jnp.where(other, ndtr((x[..., None] - z) / w), 1.0), axis=-1)
+
+    body = jnp.sum(half[:, None] * jnp.asarray(_GL_WEIGHTS, z.dtype) * jnp.exp(-0.5 * t * t) * steps(t))
+    return body / math.sqrt(2 * math.pi) + ndtr(-upper) * steps(upper)
+
+
+def _log(p):
+    return jnp.log(jnp.maximum(p, jnp.finfo(p.dtype).tiny))
 
 
 class BetaState(NamedTuple):
@@ -89,8 +139,12 @@ def gaussian_thompson(num_arms: int) -> Policy:
         hit = onehot(arm, num_arms)
         return GaussianState(state.sums + hit.astype(state.sums.dtype) * obs, state.counts + hit)
 
+    def log_prob(state, arm, params):
+        n1 = (state.counts + 1).astype(state.sums.dtype)
+        return _log(gaussian_argmax_prob(state.sums / n1, jax.lax.rsqrt(n1), arm))
+
     return Policy("gaussian-thompson", num_arms, init, draw, select, update, no_validate, EmptyParams(),
-                  reward_range=(0.0, 1.0))
+                  reward_range=(0.0, 1.0), log_prob=log_prob)
 
 
 class ModifiedParams(NamedTuple):
@@ -140,6 +194,14 @@ def modified_thompson(num_arms: int) -> Policy:
     def check_horizon(params, horizon):
         warn_if_all_prepulls(params.b, num_arms, horizon)
 
+    def log_prob(state, arm, params):
+        """Pre-pulls are deterministic; then the Gaussian argmax probability (`gaussian_argmax_prob`)."""
+        n1 = (state.counts + 1).astype(state.sums.dtype)
+        scales = jnp.sqrt(params.c).astype(n1.dtype) * jax.lax.rsqrt(n1)
+        sampled = gaussian_argmax_prob(state.sums / n1, scales, arm)
+        forced = state.step < params.b * num_arms
+        return _log(jnp.where(forced, (arm == state.step // jnp.maximum(params.b, 1)).astype(n1.dtype), sampled))
+
     return Policy("modified-thompson", num_arms, init, draw, select, update, validate,
                   ModifiedParams(b=jnp.asarray(0, jnp.int32), c=jnp.asarray(1.0)), reward_range=(0.0, 1.0),
-                  check_horizon=check_horizon)
+                  check_horizon=check_horizon, log_prob=log_prob)

@@ -1,0 +1,422 @@
+"""Tune a policy's parameters by stochastic gradient descent (optax) on the simulated regret, under a privacy budget.
+
+The main case is modified Thompson sampling (seed 001, Algorithm 2) under a GDP budget η_B, or an (ε, δ) budget
+turned into one by `jaxbandit.privacy.gdp.eta_for`. Regret grows with the variance scale c, so the budget binds:
+c = c*(b), the smallest c ≥ 1 meeting it (`jaxbandit.privacy.thompson.min_scale`; the paper's accounting
+η = sqrt(T/(c(b+1))) or the tight one), which leaves one coordinate, u = log(b + 1) (the regret's U-shape in b
+spans orders of magnitude). b is an integer: the smoothed estimator rounds e^u − 1 at random (a uniform shared by
+both points of a pair) and puts every simulated point on the boundary exactly; the score estimator relaxes b as in
+`jaxbandit.gradients`. The answer is b rounded from the average of the second half of the iterates (Polyak–Ruppert)
+and c = c*(b), so (b, c) meets the budget exactly (η = η_B, or η < η_B where c*(b) is raised to 1).
+
+Any float parameter of a policy tunes the same way without a budget (``param=``), e.g. ε-greedy's ε, in the
+coordinate logit(ε) (bounded parameters) or log(x) (positive ones).
+
+Estimators (`jaxbandit.gradients`): ``"smoothed"`` (default; antithetic pairs with common random numbers, the
+gradient of the regret averaged over a window of half-width ``sigma`` in u) or ``"score"`` (unbiased, needs the
+policy's ``log_prob``). Each step simulates fresh runs (a seed per step), so the optimiser sees independent noise.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import time
+from typing import Callable, Mapping
+
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbandit import checks, gradients, validation
+from jaxbandit.privacy import gdp
+from jaxbandit.privacy import thompson as ts_privacy
+from jaxbandit.simulation import MAX_SEED
+from jaxbandit.types import SimParams
+
+__all__ = ["tune", "Tuned", "grid", "Grid", "ESTIMATORS", "ACCOUNTINGS"]
+
+ESTIMATORS = ("smoothed", "score")
+ACCOUNTINGS = ("paper", "tight")
+TUNED_FORMAT, TUNED_VERSION = "jaxbandit-tuned", 1
+
+
+@dataclasses.dataclass
+class Tuned:
+    """The outcome of `tune`.
+
+    Attributes:
+      params: the tuned policy parameters, e.g. ``{"b": 1890, "c": 52.9}`` (b an integer meeting the budget with c).
+      eta, epsilon, delta: the privacy of ``params`` (η-GDP and the (ε, δ)-DP it implies), or None without a budget.
+      agent_steps: simulated agent-steps the optimisation spent (runs × horizon over every step, pilots included).
+      trace: one dict per optimisation step: the coordinate ``u`` and the parameters at it, the regret estimate at
+        it with its standard error, and the gradient in u with its standard error.
+      config: the request (environment, policy, budget, horizon, runs, steps, seed, estimator, ...).
+      seconds: wall time.
+    """
+
+    params: dict
+    eta: float | None
+    epsilon: float | None
+    delta: float | None
+    agent_steps: int
+    trace: list
+    config: dict
+    seconds: float
+
+    @property
+    def b(self):
+        return self.params.get("b")
+
+    @property
+    def c(self):
+        return self.params.get("c")
+
+    def to_dict(self) -> dict:
+        out = {"format": TUNED_FORMAT, "version": TUNED_VERSION, "params": self.params}
+        if self.eta is not None:
+            out.update({k: self.params[k] for k in ("b", "c") if k in self.params})
+            out.update(eta=self.eta, epsilon=self.epsilon, delta=self.delta)
+        out.update(agent_steps=self.agent_steps, seconds=self.seconds, config=self.config, trace=self.trace)
+        return out
+
+    def save(self, path: str) -> None:
+        """Write `to_dict` as JSON (written to a temporary file, then renamed: never half a file)."""
+        checks.writable_file("path", path)
+        with open(path + ".tmp", "w") as f:
+            json.dump(self.to_dict(), f, indent=1)
+        os.replace(path + ".tmp", path)
+
+    def __repr__(self) -> str:
+        priv = "" if self.eta is None else f", eta={self.eta:.4g}, epsilon={self.epsilon:.4g}, delta={self.delta:.3g}"
+        return f"Tuned(params={self.params}{priv}, agent_steps={self.agent_steps:.3g}, steps={len(self.trace)})"
+
+
+def _budget(eta_budget, epsilon, delta):
+    """η_B from the budget as given; (η_B, δ for reporting ε, ε for reporting δ)."""
+    if eta_budget is not None and (epsilon is not None or delta is not None):
+        raise ValueError("give the budget either as eta_budget or as (epsilon, delta), not both")
+    if eta_budget is not None:
+        checks.in_range("eta_budget", eta_budget, 0.0, low_open=True, high_open=True)
+        return float(eta_budget), None
+    if epsilon is None and delta is None:
+        return None, None
+    if epsilon is None or delta is None:
+        raise ValueError("an (epsilon, delta) budget needs both epsilon and delta")
+    checks.in_range("epsilon", epsilon, 0.0, low_open=True, high_open=True)
+    checks.in_range("delta", delta, 0.0, 1.0, low_open=True, high_open=True)
+    return float(gdp.eta_for(epsilon, delta)), float(delta)
+
+
+class _BudgetSpace:
+    """Modified TS on a GDP budget's boundary: u = log(b + 1), c = c*(b)."""
+
+    def __init__(self, eta_budget, horizon, num_arms, tight):
+        self.eta_budget, self.horizon, self.num_arms, self.tight = eta_budget, horizon, num_arms, tight
+        self.b_max = math.ceil(horizon / num_arms) - 1  # b·K < T: at least one sampled round
+        self.bounds = (0.0, math.log(self.b_max + 1))
+        self.names = ("b", "c")
+
+    def c_star(self, b):
+        rounds = max(self.horizon - b * self.num_arms, 0.0) if self.tight else self.horizon
+        floor = (max(b, 1.0) + 1) if self.tight else b + 1.0
+        return max(rounds / (self.eta_budget ** 2 * floor), 1.0)
+
+    def c_star_slope(self, b):
+        """dc*/db (0 where c* is raised to 1)."""
+        if self.c_star(b) <= 1.0:
+            return 0.0
+        if not self.tight:
+            return -self.horizon / (self.eta_budget ** 2 * (b + 1.0) ** 2)
+        floor = max(b, 1.0) + 1
+        rounds = self.horizon - b * self.num_arms
+        dfloor = 1.0 if b > 1 else 0.0
+        return (-self.num_arms * floor - rounds * dfloor) / (self.eta_budget ** 2 * floor ** 2)
+
+    def beta(self, u):
+        return float(np.clip(math.expm1(float(u[0])), 0.0, self.b_max))
+
+    def values(self, u, rounding):
+        b = min(math.floor(self.beta(u) + rounding), self.b_max)
+        return {"b": b, "c": self.c_star(b)}
+
+    def describe(self, u):
+        beta = self.beta(u)
+        return {"b": beta, "c": self.c_star(beta)}
+
+    def final(self, u):
+        b = int(round(self.beta(u)))
+        c = self.c_star(b)
+        # c as stored in float32 must not put η above the budget: step it up by ulps until the library's η agrees
+        c32 = np.float32(c)
+        while float(ts_privacy.eta(b, c32, self.horizon, num_arms=self.num_arms, tight=self.tight)) > self.eta_budget:
+            c32 = np.nextafter(c32, np.float32(np.inf))
+        return {"b": b, "c": float(c32)}
+
+    def score_at(self, u):
+        beta = self.beta(u)
+        return {"b": beta, "c": self.c_star(beta)}
+
+    def chain(self, u, grad):
+        """d/du from (∂/∂b, ∂/∂c) at c = c*(β): (∂_b + ∂_c c*'(β)) (β + 1)."""
+        beta = self.beta(u)
+        return np.array([(grad[0] + grad[1] * self.c_star_slope(beta)) * (beta + 1.0)])
+
+
+class _ParamSpace:
+    """One float parameter in logit (bounded) or log (positive) coordinates."""
+
+    def __init__(self, name, low, high):
+        self.name, self.low, self.high = name, low, high
+        self.names = (name,)
+        self.bounded = math.isfinite(high)
+        self.bounds = (-12.0, 12.0) if self.bounded else (-30.0, 30.0)
+
+    def x(self, u):
+        v = float(u[0])
+        if self.bounded:
+            return self.low + (self.high - self.low) / (1 + math.exp(-v))
+        return self.low + math.exp(v)
+
+    def to_u(self, x):
+        if self.bounded:
+            f = (x - self.low) / (self.high - self.low)
+            return math.log(f / (1 - f))
+        return math.log(x - self.low)
+
+    def values(self, u, rounding):
+        return {self.name: self.x(u)}
+
+    describe = final = score_at = lambda self, u: {self.name: self.x(u)}
+
+    def chain(self, u, grad):
+        x = self.x(u)
+        dx = (x - self.low) * (self.high - x) / (self.high - self.low) if self.bounded else x - self.low
+        return np.array([grad[0] * dx])
+
+
+def _setup(env, policy, env_params, policy_params, privatizer, privatizer_params, eta_budget, epsilon, delta,
+           accounting, param, bounds, horizon, init):
+    """Validated components, base params, the coordinate space, η_B and the δ to report, u0."""
+    horizon = checks.positive_int("horizon", horizon)
+    checks.known_name("accounting", accounting, ACCOUNTINGS)
+    eta_b, report_delta = _budget(eta_budget, epsilon, delta)
+    env_o, pol_o, priv_o, base = validation.resolve(env, policy, privatizer, env_params=env_params,
+                                                    policy_params=policy_params, privatizer_params=privatizer_params)
+    K = env_o.num_arms
+    if eta_b is not None:
+        if pol_o.name != "modified-thompson":
+            raise ValueError(f"a privacy budget tunes modified-thompson's (b, c); policy {pol_o.name!r} has no "
+                             "GDP accounting here: tune one of its parameters with param= and no budget")
+        if param not in (None, "b"):
+            raise ValueError(f"under a budget the tuned parameter is b (c follows the budget), got param={param!r}")
+        if K >= horizon:
+            raise ValueError(f"horizon={horizon} leaves no sampled round after one pre-pull of each of {K} arms: "
+                             f"need horizon > {K}")
+        space = _BudgetSpace(eta_b, horizon, K, accounting == "tight")
+        if init is not None:
+            checks.in_range("init", init, 0.0, space.b_max)
+        u0 = math.log1p(init) if init is not None else sum(space.bounds) / 2
+    else:
+        if param is None:
+            raise ValueError("give a budget (eta_budget, or epsilon and delta) to tune modified-thompson's (b, c), or "
+                             f"param= to tune one parameter of {pol_o.name!r} "
+                             f"({', '.join(pol_o.default_params._fields) or 'it has none'})")
+        fields = pol_o.default_params._fields
+        if param not in fields:
+            raise ValueError(f"policy {pol_o.name!r} has no parameter {param!r}; its parameters: "
+                             f"{', '.join(fields) or 'none'}")
+        if np.issubdtype(np.asarray(getattr(pol_o.default_params, param)).dtype, np.integer):
+            raise ValueError(f"parameter {param!r} of {pol_o.name!r} is an integer: tune() relaxes one only with a "
+                             "budget (modified-thompson's b); use jaxbandit.gradients.score_gradient")
+        low, high = bounds if bounds is not None else ((0.0, 1.0) if param == "epsilon" else (0.0, math.inf))
+        if not low < high:
+            raise ValueError(f"bounds={bounds} must be (low, high) with low < high")
+        space = _ParamSpace(param, float(low), float(high))
+        if init is not None:
+            checks.in_range("init", init, low, high, low_open=True, high_open=True)
+        u0 = space.to_u(init) if init is not None else (0.0 if space.bounded else space.to_u(float(getattr(
+            base.policy, param))))
+
+    return env_o, pol_o, priv_o, base, space, eta_b, report_delta, u0
+
+
+def _point(base, space):
+    def point(u, rounding):
+        values = space.values(u, rounding)
+        inner = base.policy._replace(**{k: jnp.asarray(v, getattr(base.policy, k).dtype) for k, v in values.items()})
+        return SimParams(base.env, inner, base.privatizer)
+    return point
+
+
+def tune(env, policy="modified-thompson", *, env_params: Mapping | None = None, policy_params: Mapping | None = None,
+         privatizer=None, privatizer_params: Mapping | None = None, eta_budget: float | None = None,
+         epsilon: float | None = None, delta: float | None = None, accounting: str = "paper",
+         param: str | None = None, bounds: tuple | None = None, horizon: int, runs: int = 32, steps: int = 40,
+         seed: int = 0, estimator: str = "smoothed", sigma: float = 0.15, learning_rate: float = 0.25,
+         init: float | None = None, progress: bool = False, callback: Callable | None = None) -> Tuned:
+    """Tune a policy's parameters by gradient on the simulated regret (module docstring).
+
+    Args:
+      env, env_params, policy, policy_params, privatizer, privatizer_params: as for `jaxbandit.simulate`.
+      eta_budget: a GDP budget η_B (modified-thompson: tunes b with c = c*(b) on the budget's boundary).
+      epsilon, delta: an (ε, δ)-DP budget instead, converted to η_B = `gdp.eta_for` (ε, δ).
+      accounting: ``"paper"`` (η = sqrt(T/(c(b+1))), seed 001 Lemma 5) or ``"tight"``
+        (`jaxbandit.privacy.thompson` module docstring).
+      param: the parameter to tune without a budget (default "b" for modified-thompson with a budget; required
+        otherwise), e.g. ``"epsilon"`` of epsilon-greedy. bounds: its range (default (0, 1) for ``"epsilon"``,
+        else (0, inf)).
+      horizon: T. runs: runs per simulated point per step. steps: optimisation steps. seed: root of every draw
+        (step i simulates seed-derived keys no other step uses).
+      estimator: ``"smoothed"`` or ``"score"`` (`jaxbandit.gradients`). sigma: half-width of the smoothing window
+        in u. learning_rate: Adam's step size in u (cosine-decayed to a tenth over the steps).
+      init: the starting value of b (or of ``param``); default: the middle of [0, b_max] in log(b + 1) (b_max the
+        largest b with b·K < T), or of ``param``'s range in its coordinate.
+      progress: print a line per step. callback: called with the trace (list of dicts) after every step.
+
+    Returns:
+      `Tuned`.
+
+    Raises:
+      ValueError: on bad input (a non-positive budget, an infeasible one, an unknown estimator or accounting, ...),
+        before any compilation.
+    """
+    import optax
+
+    t0 = time.perf_counter()
+    runs = checks.positive_int("runs", runs, minimum=2)
+    steps = checks.positive_int("steps", steps)
+    seed = checks.positive_int("seed", seed, minimum=0, maximum=MAX_SEED)
+    checks.known_name("estimator", estimator, ESTIMATORS)
+    checks.in_range("sigma", sigma, 0.0, low_open=True, high_open=True)
+    checks.in_range("learning_rate", learning_rate, 0.0, low_open=True, high_open=True)
+    env_o, pol_o, priv_o, base, space, eta_b, report_delta, u0 = _setup(
+        env, policy, env_params, policy_params, privatizer, privatizer_params, eta_budget, epsilon, delta, accounting,
+        param, bounds, horizon, init)
+    horizon = int(horizon)
+    K = env_o.num_arms
+    if estimator == "score" and pol_o.log_prob is None:
+        raise ValueError(f"estimator='score' needs the policy's log_prob, which {pol_o.name!r} does not expose: use "
+                         "estimator='smoothed'")
+
+    point = _point(base, space)
+    # check the first point before anything compiles
+    first = point(np.array([u0]), 0.5)
+    validation.check(env_o, pol_o, priv_o, first)
+
+    schedule = optax.cosine_decay_schedule(learning_rate, steps, alpha=0.1)
+    opt = optax.adam(schedule)
+    u = jnp.asarray([u0], jnp.float32)
+    state = opt.init(u)
+    seeds = np.random.SeedSequence(seed).generate_state(steps)
+    trace, spent, iterates = [], 0, []
+    for i in range(steps):
+        here = np.asarray(u, np.float64)
+        step_seed = int(seeds[i]) % (MAX_SEED + 1)
+        if estimator == "smoothed":
+            g = gradients.smoothed_gradient(env_o, pol_o, priv_o, base, point, here, sigma=sigma, horizon=horizon,
+                                            runs=runs, seed=step_seed, rng=np.random.default_rng(step_seed))
+            grad, grad_se = g.grad, g.grad_se
+        else:
+            at = space.score_at(here)
+            g = gradients.score_gradient(env_o, pol_o, priv_o, at=at, env_params=base.env, policy_params=base.policy,
+                                         privatizer_params=base.privatizer, horizon=horizon, runs=runs,
+                                         seed=step_seed)
+            grad, grad_se = space.chain(here, g.grad), np.abs(space.chain(here, g.grad_se))
+        spent += g.agent_steps
+        row = {"step": i, "u": float(here[0]), **{k: float(v) for k, v in space.describe(here).items()},
+               "regret": g.value, "regret_se": g.value_se, "grad": float(grad[0]), "grad_se": float(grad_se[0]),
+               "agent_steps": spent}
+        trace.append(row)
+        iterates.append(here)
+        if progress:
+            shown = ", ".join(f"{k}={row[k]:.4g}" for k in space.names)
+            print(f"step {i + 1}/{steps}: {shown}, regret {g.value:.4g} ± {g.value_se:.2g}, "
+                  f"gradient {grad[0]:.3g} ± {grad_se[0]:.2g}", flush=True)
+        if callback is not None:
+            callback(trace)
+        updates, state = opt.update(jnp.asarray(grad, jnp.float32), state, u)
+        u = jnp.clip(optax.apply_updates(u, updates), *space.bounds)
+    iterates.append(np.asarray(u, np.float64))
+    final_u = np.mean(iterates[len(iterates) // 2:], axis=0)
+    params = space.final(final_u)
+    eta = eps = dlt = None
+    if eta_b is not None:
+        g = ts_privacy.guarantee(params["b"], params["c"], horizon, num_arms=K, tight=accounting == "tight",
+                                 **({"delta": report_delta} if report_delta is not None else {}))
+        eta, eps, dlt = float(g.eta), float(g.epsilon), float(g.delta)
+    config = {"env": env if isinstance(env, str) else env_o.name, "env_params": _plain(env_params),
+              "policy": pol_o.name, "policy_params": _plain(policy_params),
+              "privatizer": privatizer if isinstance(privatizer, str) or privatizer is None else priv_o.name,
+              "eta_budget": eta_b, "budget_epsilon": epsilon, "budget_delta": delta, "accounting": accounting,
+              "param": "b" if eta_b is not None else param, "horizon": horizon, "runs": runs, "steps": steps,
+              "seed": seed, "estimator": estimator, "sigma": sigma, "learning_rate": learning_rate,
+              "init": init, "final_u": float(final_u[0])}
+    return Tuned(params, eta, eps, dlt, int(spent), trace, config, time.perf_counter() - t0)
+
+
+def _plain(mapping):
+    if mapping is None:
+        return None
+    return {k: np.asarray(v).tolist() for k, v in dict(mapping).items()}
+
+
+
+@dataclasses.dataclass
+class Grid:
+    """The regret over a grid of the tuned parameter (`grid`), with c on the budget's boundary.
+
+    Attributes:
+      values: the grid of b (or of ``param``); params: the policy parameters at each point (b and c).
+      regret: f[points, runs] pseudo-regret at the horizon (common random numbers across points).
+      agent_steps: simulated agent-steps.
+    """
+
+    values: np.ndarray
+    params: list
+    regret: np.ndarray
+    agent_steps: int
+
+    @property
+    def mean(self):
+        return self.regret.mean(1)
+
+    @property
+    def se(self):
+        return self.regret.std(1, ddof=1) / math.sqrt(self.regret.shape[1])
+
+    def best(self) -> int:
+        """Index of the point with the lowest mean regret."""
+        return int(np.argmin(self.mean))
+
+
+def grid(env, policy="modified-thompson", *, values, env_params=None, policy_params=None, privatizer=None,
+         privatizer_params=None, eta_budget=None, epsilon=None, delta=None, accounting="paper", param=None,
+         bounds=None, horizon: int, runs: int = 200, seed: int = 0) -> Grid:
+    """Simulate the pseudo-regret at the horizon at every value of b (c = c*(b) on the budget's boundary) or of
+    ``param``, ``runs`` runs each with common random numbers across the grid: the exhaustive search `tune` is
+    checked against. Arguments as for `tune`; ``values`` the grid (b: integers in [0, b_max])."""
+    env_o, pol_o, priv_o, base, space, eta_b, _, _ = _setup(
+        env, policy, env_params, policy_params, privatizer, privatizer_params, eta_budget, epsilon, delta, accounting,
+        param, bounds, horizon, None)
+    runs = checks.positive_int("runs", runs, minimum=2)
+    seed = checks.positive_int("seed", seed, minimum=0, maximum=MAX_SEED)
+    values = np.asarray(values, np.float64)
+    if values.ndim != 1 or len(values) == 0:
+        raise ValueError(f"values must be a non-empty list, got {checks._fmt(values)}")
+    if eta_b is not None:
+        checks.in_range("values", values, 0.0, space.b_max)
+        if np.any(values != np.round(values)):
+            raise ValueError(f"values of b must be integers, got {checks._fmt(values)}")
+        us = [np.array([math.log1p(v)]) for v in values]
+    else:
+        checks.in_range("values", values, space.low, space.high, low_open=True, high_open=True)
+        us = [np.array([space.to_u(v)]) for v in values]
+    point = _point(base, space)
+    points = [point(u, 0.5) for u in us]  # 0.5: round to nearest (e^log1p(b) − 1 may fall below b)
+    for p in points:
+        validation.check(env_o, pol_o, priv_o, p)
+        validation.check_horizon(pol_o, p, int(horizon))
+    params = [space.values(u, 0.5) for u in us]
+    regret = gradients.final_regret(env_o, pol_o, priv_o, points, runs=runs, seed=seed, horizon=int(horizon))
+    return Grid(values, params, regret, int(horizon) * runs * len(points))
