@@ -49,6 +49,8 @@ class Gradient(NamedTuple):
       grad: f[P] the gradient estimate.
       grad_se: f[P] its standard error over runs.
       agent_steps: simulated agent-steps spent (runs × horizon, pilot runs included).
+      samples: f[runs, P] the per-run estimates ``grad`` averages (for the standard error of a combination, e.g. a
+        chain rule: ``(samples @ w).std(ddof=1) / sqrt(runs)``).
     """
 
     names: tuple
@@ -57,6 +59,7 @@ class Gradient(NamedTuple):
     grad: np.ndarray
     grad_se: np.ndarray
     agent_steps: int
+    samples: np.ndarray
 
     def __repr__(self) -> str:
         return summarize(self)
@@ -265,7 +268,7 @@ def score_gradient(env, policy, privatizer=None, *, at: Mapping[str, float], env
     v, v_se = _mean_se(value)
     g_mean, g_se = _mean_se(per_run)
     return Gradient(tuple(at), float(v), float(v_se), g_mean, g_se,
-                    int(horizon * (runs * len(points) + baseline_runs)))
+                    int(horizon * (runs * len(points) + baseline_runs)), per_run)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -307,4 +310,4 @@ def smoothed_gradient(env, policy, privatizer, params: SimParams, point: Callabl
     g, g_se = _mean_se(per_run)
     v, v_se = _mean_se(out.mean(0))
     return Gradient(tuple(f"u{i}" for i in range(len(u))), float(v), float(v_se), g, g_se,
-                    int(horizon * runs * len(points)))
+                    int(horizon * runs * len(points)), per_run)

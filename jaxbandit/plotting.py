@@ -117,10 +117,11 @@ def mark_invisible_legend_entries(fig) -> list:
 def tuning_figure(tuned, grid=None, title=None, tuned_regret=None):
     """The optimisation trajectory of `jaxbandit.tune` drawn over the grid's regret curve.
 
-    Left: the regret estimate at each step's point against the tuned parameter (b on a log(b + 1) axis, c on the
-    budget's boundary), coloured by step, over the grid's mean ± 2 SE (``grid``: a `jaxbandit.tuning.Grid`), with
-    the grid's best point and the tuned value marked. Right: the tuned parameter against the step. ``tuned_regret``
-    ``(mean, se)``: the tuned point's regret on fresh seeds, drawn as its own marker."""
+    Left: the whole range of the tuned parameter (b on a log(b + 1) axis, c on the budget's boundary) with the
+    grid's mean regret (``grid``: a `jaxbandit.tuning.Grid`) and the regret estimate at each step's point. Middle: the
+    same near the optimum, with the grid's ±2 SE band, its best point and the tuned value (``tuned_regret``
+    ``(mean, se)``: the tuned point's regret on fresh seeds, drawn with ±2 SE). Right: the parameter against the
+    step."""
     name = tuned.config["param"]
     trace = tuned.trace
     x = np.array([row[name] for row in trace])
@@ -128,40 +129,64 @@ def tuning_figure(tuned, grid=None, title=None, tuned_regret=None):
     step = np.arange(1, len(trace) + 1)
     budget = tuned.eta is not None
     shift = 1.0 if budget else 0.0  # b on a log(b + 1) axis
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12.4, 4.6), gridspec_kw={"width_ratios": [1.6, 1]})
-    if grid is not None:
-        order = np.argsort(grid.values)
-        gx, gm, gs = grid.values[order] + shift, grid.mean[order], grid.se[order]
-        ax.plot(gx, gm, color="0.35", lw=1.4, label=f"grid, {grid.regret.shape[1]} runs per point")
-        ax.fill_between(gx, gm - BAND_Z * gs, gm + BAND_Z * gs, color="0.35", alpha=0.2, lw=0)
-        best = grid.best()
-        ax.plot(grid.values[best] + shift, grid.mean[best], "s", ms=9, mfc="none", mec="k", mew=1.6,
-                label=f"grid best: {name} = {grid.values[best]:.4g}")
-    sc = ax.scatter(x + shift, y, c=step, cmap="viridis", s=22, zorder=3,
-                    label=f"tuner's steps ({tuned.config['runs']} runs per point)")
-    ax.plot(x + shift, y, color="0.6", lw=0.6, zorder=2)
     final = tuned.params[name]
+    positive = grid is None or np.all(grid.values > 0)
+    logx = budget or (positive and (grid is None or grid.values.max() / grid.values.min() > 50))
+    fig, (ax, zoom, ax2) = plt.subplots(1, 3, figsize=(16, 4.6), gridspec_kw={"width_ratios": [1, 1.25, 0.8]})
+    # the zoom: the second half of the trajectory, the answer and the grid's best
+    zx = np.concatenate([x[len(x) // 2:], [final]] + ([grid.values[[grid.best()]]] if grid is not None else [])) + shift
+    lo, hi = zx.min(), zx.max()
+    lo, hi = (lo / 1.5, hi * 1.5) if logx else (lo - 0.25 * (hi - lo + 1e-12), hi + 0.25 * (hi - lo + 1e-12))
+    for panel in (ax, zoom):
+        if grid is not None:
+            order = np.argsort(grid.values)
+            gx, gm, gs = grid.values[order] + shift, grid.mean[order], grid.se[order]
+            panel.plot(gx, gm, ".-", color="0.35", lw=1.2, ms=4, label=f"grid, {grid.regret.shape[1]} runs per point")
+            panel.fill_between(gx, gm - BAND_Z * gs, gm + BAND_Z * gs, color="0.35", alpha=0.2, lw=0)
+        sc = panel.scatter(x + shift, y, c=step, cmap="viridis", s=18 if panel is ax else 26, zorder=3,
+                           label=f"tuner's steps (mean of its 2 points, {tuned.config['runs']} runs each)")
+        if logx:
+            panel.set_xscale("log")
+            panel.xaxis.set_minor_formatter(plt.NullFormatter())  # minor labels overlap on a short log range
+        panel.set_xlabel(f"{name} + 1 (log axis; c = c*(b) on the budget's boundary)" if budget else name)
+        panel.set_ylabel("pseudo-regret at T (mean ± 2 SE)")
+        panel.grid(alpha=0.3)
+    ax.axvspan(lo, hi, color="C1", alpha=0.12, lw=0, label="range of the middle panel")
+    ax.set_title("whole range", fontsize=10)
+    ax.legend(fontsize=8, loc="best")
+    zoom.set_xlim(lo, hi)
+    if logx:  # a short log range may hold no decade: label a few round values
+        ticks = np.unique([float(f"{t:.2g}") for t in np.geomspace(lo, hi, 6)[1:-1]])
+        zoom.set_xticks(ticks, [f"{t:g}" for t in ticks])
+    ys = [y[(x + shift >= lo) & (x + shift <= hi)]]
+    if grid is not None:
+        best = grid.best()
+        zoom.plot(grid.values[best] + shift, grid.mean[best], "s", ms=10, mfc="none", mec="k", mew=1.6,
+                  label=f"grid best: {name} = {grid.values[best]:.4g}", zorder=4)
+        inside = (grid.values + shift >= lo) & (grid.values + shift <= hi)
+        ys += [grid.mean[inside] - BAND_Z * grid.se[inside], grid.mean[inside] + BAND_Z * grid.se[inside]]
     final_label = f"tuned: {name} = {final:.4g}" + (f", c = {tuned.params['c']:.4g}" if budget else "")
     if tuned_regret is not None:
-        ax.errorbar(final + shift, tuned_regret[0], yerr=BAND_Z * tuned_regret[1], fmt="*", ms=14, color="C3",
-                    zorder=4, label=final_label + " (fresh seeds)")
+        zoom.errorbar(final + shift, tuned_regret[0], yerr=BAND_Z * tuned_regret[1], fmt="*", ms=14, color="C3",
+                      zorder=5, label=final_label + " (fresh seeds)")
+        ys.append(np.array([tuned_regret[0] - BAND_Z * tuned_regret[1], tuned_regret[0] + BAND_Z * tuned_regret[1]]))
     else:
-        ax.axvline(final + shift, color="C3", ls="--", lw=1.2, label=final_label)
-    fig.colorbar(sc, ax=ax, label="optimisation step")
-    if budget or not grid is None and np.all(grid.values > 0) and grid.values.max() / max(grid.values.min(), 1e-300) > 50:
-        ax.set_xscale("log")
-    ax.set_xlabel(f"{name} + 1 (log axis; c = c*(b) on the budget's boundary)" if budget else name)
-    ax.set_ylabel("pseudo-regret at T (mean ± 2 SE)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8.5, loc="best")
+        zoom.axvline(final + shift, color="C3", ls="--", lw=1.2, label=final_label)
+    ys = np.concatenate(ys)
+    if ys.size:
+        pad = 0.08 * (ys.max() - ys.min() + 1e-12)
+        zoom.set_ylim(ys.min() - pad, ys.max() + pad)
+    zoom.set_title("near the optimum", fontsize=10)
+    zoom.legend(fontsize=8, loc="best")
+    fig.colorbar(sc, ax=zoom, label="optimisation step")
     ax2.plot(step, x, "o-", ms=3, color="C0")
-    ax2.axhline(final, color="C3", ls="--", lw=1.2, label=f"tuned {name} (average of the second half)")
-    if budget:
+    ax2.axhline(final, color="C3", ls="--", lw=1.2, label=f"tuned {name} (average of the last quarter)")
+    if logx:
         ax2.set_yscale("log")
     ax2.set_xlabel("optimisation step")
     ax2.set_ylabel(name)
     ax2.grid(alpha=0.3)
-    ax2.legend(fontsize=8.5)
+    ax2.legend(fontsize=8)
     if title is None:
         c = tuned.config
         setting = (f"GDP budget η = {tuned.config['eta_budget']:.4g} ({c['accounting']} accounting)" if budget

@@ -6,7 +6,7 @@ c = c*(b), the smallest c ≥ 1 meeting it (`jaxbandit.privacy.thompson.min_scal
 η = sqrt(T/(c(b+1))) or the tight one), which leaves one coordinate, u = log(b + 1) (the regret's U-shape in b
 spans orders of magnitude). b is an integer: the smoothed estimator rounds e^u − 1 at random (a uniform shared by
 both points of a pair) and puts every simulated point on the boundary exactly; the score estimator relaxes b as in
-`jaxbandit.gradients`. The answer is b rounded from the average of the second half of the iterates (Polyak–Ruppert)
+`jaxbandit.gradients`. The answer is b rounded from the average of the last quarter of the iterates (Polyak–Ruppert)
 and c = c*(b), so (b, c) meets the budget exactly (η = η_B, or η < η_B where c*(b) is raised to 1).
 
 Any float parameter of a policy tunes the same way without a budget (``param=``), e.g. ε-greedy's ε, in the
@@ -157,10 +157,10 @@ class _BudgetSpace:
         beta = self.beta(u)
         return {"b": beta, "c": self.c_star(beta)}
 
-    def chain(self, u, grad):
-        """d/du from (∂/∂b, ∂/∂c) at c = c*(β): (∂_b + ∂_c c*'(β)) (β + 1)."""
+    def chain(self, u):
+        """Weights w with d/du = (∂/∂b, ∂/∂c) · w at c = c*(β): (∂_b + ∂_c c*'(β)) (β + 1)."""
         beta = self.beta(u)
-        return np.array([(grad[0] + grad[1] * self.c_star_slope(beta)) * (beta + 1.0)])
+        return np.array([[beta + 1.0], [self.c_star_slope(beta) * (beta + 1.0)]])
 
 
 class _ParamSpace:
@@ -189,10 +189,10 @@ class _ParamSpace:
 
     describe = final = score_at = lambda self, u: {self.name: self.x(u)}
 
-    def chain(self, u, grad):
+    def chain(self, u):
         x = self.x(u)
-        dx = (x - self.low) * (self.high - x) / (self.high - self.low) if self.bounded else x - self.low
-        return np.array([grad[0] * dx])
+        return np.array([[(x - self.low) * (self.high - x) / (self.high - self.low) if self.bounded
+                          else x - self.low]])
 
 
 def _setup(env, policy, env_params, policy_params, privatizer, privatizer_params, eta_budget, epsilon, delta,
@@ -235,8 +235,11 @@ def _setup(env, policy, env_params, policy_params, privatizer, privatizer_params
         space = _ParamSpace(param, float(low), float(high))
         if init is not None:
             checks.in_range("init", init, low, high, low_open=True, high_open=True)
-        u0 = space.to_u(init) if init is not None else (0.0 if space.bounded else space.to_u(float(getattr(
-            base.policy, param))))
+        current = float(getattr(base.policy, param))
+        if init is not None:
+            u0 = space.to_u(init)
+        else:  # the policy's value where it lies inside the range, else the range's middle (logit 0) or low + 1
+            u0 = space.to_u(current) if low < current < high else 0.0
 
     return env_o, pol_o, priv_o, base, space, eta_b, report_delta, u0
 
@@ -271,7 +274,8 @@ def tune(env, policy="modified-thompson", *, env_params: Mapping | None = None, 
       estimator: ``"smoothed"`` or ``"score"`` (`jaxbandit.gradients`). sigma: half-width of the smoothing window
         in u. learning_rate: Adam's step size in u (cosine-decayed to a tenth over the steps).
       init: the starting value of b (or of ``param``); default: the middle of [0, b_max] in log(b + 1) (b_max the
-        largest b with b·K < T), or of ``param``'s range in its coordinate.
+        largest b with b·K < T), or the policy's value of ``param`` (its default, or ``policy_params``') where it
+        lies inside the range, else the middle of the range in its coordinate.
       progress: print a line per step. callback: called with the trace (list of dicts) after every step.
 
     Returns:
@@ -322,7 +326,8 @@ def tune(env, policy="modified-thompson", *, env_params: Mapping | None = None, 
             g = gradients.score_gradient(env_o, pol_o, priv_o, at=at, env_params=base.env, policy_params=base.policy,
                                          privatizer_params=base.privatizer, horizon=horizon, runs=runs,
                                          seed=step_seed)
-            grad, grad_se = space.chain(here, g.grad), np.abs(space.chain(here, g.grad_se))
+            samples = g.samples @ space.chain(here)
+            grad, grad_se = samples.mean(0), samples.std(0, ddof=1) / math.sqrt(len(samples))
         spent += g.agent_steps
         row = {"step": i, "u": float(here[0]), **{k: float(v) for k, v in space.describe(here).items()},
                "regret": g.value, "regret_se": g.value_se, "grad": float(grad[0]), "grad_se": float(grad_se[0]),
@@ -338,7 +343,7 @@ def tune(env, policy="modified-thompson", *, env_params: Mapping | None = None, 
         updates, state = opt.update(jnp.asarray(grad, jnp.float32), state, u)
         u = jnp.clip(optax.apply_updates(u, updates), *space.bounds)
     iterates.append(np.asarray(u, np.float64))
-    final_u = np.mean(iterates[len(iterates) // 2:], axis=0)
+    final_u = np.mean(iterates[-max(1, len(iterates) // 4):], axis=0)  # the last quarter: past Adam's overshoot
     params = space.final(final_u)
     eta = eps = dlt = None
     if eta_b is not None:
