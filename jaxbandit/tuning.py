@@ -147,11 +147,19 @@ class _BudgetSpace:
     def final(self, u):
         b = int(round(self.beta(u)))
         c = self.c_star(b)
-        # c as stored in float32 must not put η above the budget: step it up by ulps until the library's η agrees
+        # c as stored in float32 must not put η above the budget, in float64 or in the library's float32: step it
+        # up by ulps until both agree (η = sqrt(rounds/(c·floor)) falls as c grows)
         c32 = np.float32(c)
-        while float(ts_privacy.eta(b, c32, self.horizon, num_arms=self.num_arms, tight=self.tight)) > self.eta_budget:
+        while self.eta64(b, c32) > self.eta_budget or float(ts_privacy.eta(
+                b, c32, self.horizon, num_arms=self.num_arms, tight=self.tight)) > self.eta_budget:
             c32 = np.nextafter(c32, np.float32(np.inf))
         return {"b": b, "c": float(c32)}
+
+    def eta64(self, b, c):
+        """η of (b, c) in float64 (`jaxbandit.privacy.thompson.eta`'s formula: seed 001 Lemma 5, or the tight one)."""
+        rounds = max(self.horizon - b * self.num_arms, 0.0) if self.tight else float(self.horizon)
+        floor = (max(b, 1.0) + 1) if self.tight else b + 1.0
+        return math.sqrt(rounds / (float(c) * floor))
 
     def score_at(self, u):
         beta = self.beta(u)
@@ -210,6 +218,10 @@ def _setup(env, policy, env_params, policy_params, privatizer, privatizer_params
                              "GDP accounting here: tune one of its parameters with param= and no budget")
         if param not in (None, "b"):
             raise ValueError(f"under a budget the tuned parameter is b (c follows the budget), got param={param!r}")
+        fixed = sorted(set(policy_params or {}) & {"b", "c"})
+        if fixed:
+            raise ValueError(f"policy_params fixes {', '.join(fixed)}, which the tuner sets under a budget (b tuned, "
+                             "c = c*(b)): leave them out")
         if K >= horizon:
             raise ValueError(f"horizon={horizon} leaves no sampled round after one pre-pull of each of {K} arms: "
                              f"need horizon > {K}")
@@ -347,9 +359,11 @@ def tune(env, policy="modified-thompson", *, env_params: Mapping | None = None, 
     params = space.final(final_u)
     eta = eps = dlt = None
     if eta_b is not None:
-        g = ts_privacy.guarantee(params["b"], params["c"], horizon, num_arms=K, tight=accounting == "tight",
-                                 **({"delta": report_delta} if report_delta is not None else {}))
-        eta, eps, dlt = float(g.eta), float(g.epsilon), float(g.delta)
+        import jax
+        with jax.enable_x64(True):  # report δ as given (1e-6, not float32's 9.99999997e-07) and ε in float64
+            g = ts_privacy.guarantee(params["b"], params["c"], horizon, num_arms=K, tight=accounting == "tight",
+                                     **({"delta": report_delta} if report_delta is not None else {}))
+            eta, eps, dlt = float(g.eta), float(g.epsilon), float(g.delta)
     config = {"env": env if isinstance(env, str) else env_o.name, "env_params": _plain(env_params),
               "policy": pol_o.name, "policy_params": _plain(policy_params),
               "privatizer": privatizer if isinstance(privatizer, str) or privatizer is None else priv_o.name,

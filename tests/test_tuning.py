@@ -25,6 +25,7 @@ SMALL = dict(env_params={"means": MEANS}, horizon=400, runs=4, steps=3, seed=0)
     (dict(eta_budget=1.0, horizon=5), "horizon=5 leaves no sampled round"),
     (dict(eta_budget=1.0, init=100.0), r"init=100 is outside the valid range \[0, 79\]"),
     (dict(eta_budget=1.0, param="c"), "under a budget the tuned parameter is b"),
+    (dict(eta_budget=1.0, policy_params={"c": 2.0}), "policy_params fixes c, which the tuner sets"),
     (dict(eta_budget=1.0, runs=1), "runs"),
     (dict(eta_budget=1.0, sigma=0.0), "sigma=0"),
     (dict(eta_budget=1.0, policy="ucb1"), "has no GDP accounting"),
