@@ -158,12 +158,20 @@ def _write_run_outputs(args, res) -> None:
 PRIVATE_TS = ("gaussian-thompson", "modified-thompson")  # the policies with a GDP guarantee (seed 001)
 
 
+def _claimed() -> list[str]:
+    """Policies that report a privacy claim (`Policy.privacy`), besides private TS's GDP accounting."""
+    from jaxbandit import policies
+    return [n for n in policies.names() if policies.get(n, 2).privacy is not None]
+
+
 def cmd_privacy(args) -> int:
     from jaxbandit import checks, policies
     from jaxbandit.privacy import thompson as ts_privacy
     _output_path(args.json, "--json")
-    checks.known_name("policy with privacy accounting", args.policy, PRIVATE_TS)
+    checks.known_name("policy with privacy accounting", args.policy, PRIVATE_TS + tuple(_claimed()))
     horizon = checks.positive_int("horizon", args.horizon)
+    if args.policy not in PRIVATE_TS:
+        return _print_claim(args, horizon)
     params = checks.with_params(policies.get(args.policy, args.arms or 1),
                                   **_key_values(args.policy_param, "--policy-param"))
     b, c = (params.b, params.c) if args.policy == "modified-thompson" else (0, 1.0)
@@ -180,6 +188,29 @@ def cmd_privacy(args) -> int:
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=1)
+    return 0
+
+
+def _print_claim(args, horizon: int) -> int:
+    """The claim of a policy that states one (`Policy.privacy`), after its parameter and horizon checks."""
+    from jaxbandit import checks, policies, validation
+    from jaxbandit.types import SimParams
+    if args.delta is not None or args.epsilon is not None or args.tight:
+        raise ValueError(f"--delta, --epsilon and --tight apply to {' and '.join(PRIVATE_TS)} only; {args.policy}'s "
+                         "(epsilon, delta) are its parameters: --policy-param epsilon=E --policy-param delta=D")
+    num_arms = checks.positive_int("arms", args.arms or 2)
+    policy = policies.get(args.policy, num_arms)
+    params = checks.with_params(policy, **_key_values(args.policy_param, "--policy-param"))
+    params = validation.check_horizon(policy, SimParams(None, params, None), horizon).policy
+    claim = policy.privacy(params, horizon)
+    shown = ", ".join(f"{k}={float(v):g}" for k, v in zip(params._fields, params))
+    print(f"{args.policy} ({shown}), T={horizon}, {num_arms} arms")
+    print(f"  (epsilon, delta) = ({claim.epsilon:.6g}, {claim.delta:.3g}): {claim.notion}")
+    print(f"  proof: {claim.source}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"policy": args.policy, "horizon": horizon, "num_arms": num_arms, **claim._asdict(),
+                       "params": {k: float(v) for k, v in zip(params._fields, params)}}, f, indent=1)
     return 0
 
 
@@ -296,15 +327,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="progress bar and time estimate (default: on a terminal, after 3 s)")
     r.set_defaults(fn=cmd_run)
 
-    v = sub.add_parser("privacy", help="GDP and (epsilon, delta) guarantee of private Thompson sampling")
-    v.add_argument("--policy", required=True, help=" or ".join(PRIVATE_TS))
-    v.add_argument("--policy-param", action="append", metavar="K=V", help="b=9, c=1 (modified-thompson)")
+    v = sub.add_parser("privacy", help="the privacy guarantee of a private policy: GDP and (epsilon, delta) of "
+                                       "private Thompson sampling, the claims of the others")
+    v.add_argument("--policy", required=True, help=" or ".join(PRIVATE_TS) + ", or a policy that states a claim "
+                                                   "(dp-ftpl-gauss, dp-ftpl-beta, dp-ftpl-new, gdp-elim-new)")
+    v.add_argument("--policy-param", action="append", metavar="K=V",
+                   help="b=9, c=1 (modified-thompson); epsilon=1, delta=0.01 (seed 003's policies)")
     v.add_argument("--horizon", type=_integer, required=True)
     which = v.add_mutually_exclusive_group()
     which.add_argument("--delta", type=float, help="report epsilon(delta) (default: delta = 1e-6)")
     which.add_argument("--epsilon", type=float, help="report delta(epsilon)")
     v.add_argument("--tight", action="store_true", help="compose only the T - bN data-dependent rounds (needs --arms)")
-    v.add_argument("--arms", type=_integer, help="number of arms N (for --tight and the b*N < T check)")
+    v.add_argument("--arms", type=_integer, help="number of arms N (for --tight and the b*N < T check; the start "
+                                                 "phase's length for dp-ftpl-gauss/beta; default 2)")
     v.add_argument("--json", metavar="FILE", help="write eta, epsilon, delta as JSON")
     v.set_defaults(fn=cmd_privacy)
 

@@ -245,7 +245,7 @@ def rollout(env, policy, privatizer=None, *, horizon: int, record_times=None, un
 
     def run(key, params: SimParams) -> Trace:
         validation.check(env, policy, privatizer, params)
-        validation.check_horizon(policy, params, horizon)
+        params = validation.check_horizon(policy, params, horizon)
         rec = jnp.asarray(times, jnp.int32)
         mu_star, gaps = regret_reference(env, params.env)
         state = init_state(policy, params, env.num_arms, n_rec, slots)

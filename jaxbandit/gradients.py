@@ -229,8 +229,7 @@ def score_gradient(env, policy, privatizer=None, *, at: Mapping[str, float], env
         inner = params.policy._replace(**{k: jnp.asarray(v, getattr(params.policy, k).dtype) for k, v in values.items()})
         point = SimParams(params.env, inner, params.privatizer)
         validation.check(env, policy, privatizer, point)
-        validation.check_horizon(policy, point, horizon)
-        points.append(point)
+        points.append(validation.check_horizon(policy, point, horizon))
     # the baseline B(t): pilot runs at the first point, on keys no estimation run uses
     pilot_seed = (seed + 0x9E3779B9) % (MAX_SEED + 1)
     times = np.unique(np.concatenate([[1], np.geomspace(1, horizon, 60).round(), np.linspace(1, horizon, 60).round()]))
@@ -303,7 +302,7 @@ def smoothed_gradient(env, policy, privatizer, params: SimParams, point: Callabl
         points += [point(u + sigma * v, w), point(u - sigma * v, w)]
     for p in points:
         validation.check(env, policy, privatizer, p)
-        validation.check_horizon(policy, p, horizon)
+    points = [validation.check_horizon(policy, p, horizon) for p in points]
     out = final_regret(env, policy, privatizer, points, runs=runs, seed=seed, horizon=horizon)
     plus, minus = out[0::2], out[1::2]  # (directions, runs)
     per_run = np.einsum("dr,dp->rp", (plus - minus) / (2 * sigma), 1.0 / dirs) / directions

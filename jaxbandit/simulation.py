@@ -90,8 +90,7 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
     axes, points = _grid_points(base, grid or {})
     for point in points if axes else ():  # resolve checked the base point
         validation.check(env_obj, pol_obj, priv_obj, point)
-    for point in points:
-        validation.check_horizon(pol_obj, point, horizon)
+    points = [validation.check_horizon(pol_obj, point, horizon) for point in points]
 
     given = {"env": (env, env_params, base.env), "policy": (policy, policy_params, base.policy),
              "privatizer": (privatizer, privatizer_params, base.privatizer)}

@@ -435,7 +435,7 @@ def grid(env, policy="modified-thompson", *, values, env_params=None, policy_par
     points = [point(u, 0.5) for u in us]  # 0.5: round to nearest (e^log1p(b) − 1 may fall below b)
     for p in points:
         validation.check(env_o, pol_o, priv_o, p)
-        validation.check_horizon(pol_o, p, int(horizon))
+    points = [validation.check_horizon(pol_o, p, int(horizon)) for p in points]
     params = [space.values(u, 0.5) for u in us]
     regret = gradients.final_regret(env_o, pol_o, priv_o, points, runs=runs, seed=seed, horizon=int(horizon))
     return Grid(values, params, regret, int(horizon) * runs * len(points))

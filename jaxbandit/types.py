@@ -114,6 +114,11 @@ class Policy(NamedTuple):
       log_prob: ``(state, arm, params) -> float`` log P(``select`` returns ``arm`` | ``state``) over the step's
         randomness, differentiable in the float fields of ``params``, or ``None``. The score-function gradients of
         `jaxbandit.gradients` (and ``jaxbandit.tune(estimator="score")``) need it.
+      bind_horizon: ``(params, horizon) -> params`` fills the parameters that depend on the horizon T (e.g.
+        DP-FTPL-New's T, whose default 0 means the run's), applied by `rollout` and the drivers before a run;
+        jittable (params may be traced), or ``None``.
+      privacy: ``(params, horizon) -> Claim`` host-side: the privacy guarantee its paper proves for these
+        parameters (``jaxbandit privacy`` prints it), or ``None``.
     """
 
     name: str
@@ -127,10 +132,31 @@ class Policy(NamedTuple):
     reward_range: tuple | None = None
     check_horizon: Callable | None = None
     log_prob: Callable | None = None
+    bind_horizon: Callable | None = None
+    privacy: Callable | None = None
 
     def __repr__(self) -> str:
         return (f"Policy(name={self.name!r}, num_arms={self.num_arms}, default_params="
                 f"{summarize(self.default_params)}, reward_range={self.reward_range})")
+
+
+class Claim(NamedTuple):
+    """A privacy guarantee as a paper states it: (ε, δ) in the sense of ``notion``, proved by ``source``.
+
+    Attributes:
+      epsilon, delta: the levels (Python floats).
+      notion: what is protected, in which definition (e.g. "one-step (ε, δ)-DP of each arm choice, Wang & Zhu
+        2024 Def. 1").
+      source: the result that proves it, with the paper (e.g. "Lemma 8 with Lemma 15").
+    """
+
+    epsilon: float
+    delta: float
+    notion: str
+    source: str
+
+    def __repr__(self) -> str:
+        return f"Claim(epsilon={self.epsilon:.6g}, delta={self.delta:.6g}, notion={self.notion!r})"
 
 
 class SimParams(NamedTuple):

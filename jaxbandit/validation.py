@@ -129,11 +129,15 @@ def check(env: Env, policy: Policy, privatizer: Privatizer, params) -> None:
                              f"values in [{low:g}, {high:g}] (clip a Gaussian env with low=0, high=1?)")
 
 
-def check_horizon(policy: Policy, params, horizon: int) -> None:
-    """The policy's checks of its parameters against the horizon (its ``check_horizon``), where concrete."""
+def check_horizon(policy: Policy, params, horizon: int):
+    """``params`` with the policy's horizon-dependent parameters filled (its ``bind_horizon``), after the policy's
+    checks of them against the horizon (its ``check_horizon``, where concrete)."""
+    if policy.bind_horizon is not None:
+        params = params._replace(policy=policy.bind_horizon(params.policy, horizon))
     if policy.check_horizon is not None and not any(isinstance(x, jax.core.Tracer)
                                                     for x in jax.tree.leaves(params.policy)):
         policy.check_horizon(params.policy, horizon)
+    return params
 
 
 def _expect(role, obj, kind):

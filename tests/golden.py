@@ -5,7 +5,11 @@ when a change of random stream is intended and documented. `tests/test_golden.py
 One deliberate change since: the pseudo-regret of testbed20 (K = 20), re-recorded (max change 1.5e-5 of 80, two
 float32 ulps; regret and counts unchanged) when the engine began to sum Σ_a Δ_a n_a in a fixed order
 (`jaxbandit.engine.ordered_sum`). The recorded value came from XLA's vectorized reduction, whose order follows the
-CPU's vector width: the recording commit itself gave other last bits on an AVX-512 machine."""
+CPU's vector width: the recording commit itself gave other last bits on an AVX-512 machine.
+
+Components added after the refactor (seed 003's dp-ftpl-* and gdp-elim-new) have no pre-refactor values: their entries are recorded
+by the engine of the commit that added them (``python -m tests.golden --add-missing``), as a regression record from
+then on."""
 from __future__ import annotations
 
 import os
@@ -20,6 +24,10 @@ PATH = os.path.join(os.path.dirname(__file__), "data", "golden_v1.npz")
 # reductions, hence the last bits of the pseudo-regret with many arms (testbed20: 2e-6 of 11).
 CONTRACT_PATH = os.path.join(os.path.dirname(__file__), "data", "golden_contract_v1.npz")
 HORIZON, RUNS, SEED = 437, 6, 3  # 437 = 8 blocks of 50 + a tail of 37 steps
+# Contract cases whose start phase does not fit in the contract tests' T = 100: their contract horizon. DP-FTPL-Beta
+# pulls each arm at least ⌈1000e/(9π)⌉ = 97 times first, and 827 times at its defaults (ε, δ) = (1, 0.01), the
+# contract's other parameter values.
+CONTRACT_HORIZONS = {"dp-ftpl-beta": 3400}
 MEANS4 = [0.3, 0.55, 0.5, 0.8]
 CH = {"p00": [0.6, 0.9, 0.8, 0.7], "p11": [0.7, 0.9, 0.85, 0.6]}
 
@@ -40,6 +48,12 @@ POLICY_CASES = {
     "dp-ucb-int": ("bernoulli", {"means": MEANS4}, {"epsilon": 0.3, "v": 1.1}, "identity", {}, HORIZON),
     # β and ε large enough that DP-SE ends epochs (and eliminates) within the horizon
     "dp-se": ("bernoulli", {"means": [0.1, 0.9, 0.5, 0.8]}, {"epsilon": 2.0, "beta": 0.5}, "identity", {}, 6037),
+    "dp-ftpl-gauss": ("bernoulli", {"means": MEANS4}, {"epsilon": 2.0, "delta": 0.05}, "identity", {}, HORIZON),
+    "dp-ftpl-beta": ("bernoulli", {"means": MEANS4}, {"epsilon": 10.0, "delta": 0.05}, "identity", {}, HORIZON),
+    "dp-ftpl-new": ("bernoulli", {"means": MEANS4}, {"epsilon": 1.0, "delta": 0.01}, "identity", {}, HORIZON),
+    # T known to the algorithm set to 2, so that phase 1 (89 pulls of each arm) ends and commits within the run
+    "gdp-elim-new": ("bernoulli", {"means": [0.2, 0.9]}, {"epsilon": 5.0, "delta": 0.1, "horizon": 2.0}, "identity",
+                     {}, HORIZON),
     "lazy-ucb": ("bernoulli", {"means": MEANS4}, {"epsilon": 0.8}, "identity", {}, HORIZON),
     "epsilon-greedy": ("bernoulli", {"means": MEANS4}, {"epsilon": 0.2}, "identity", {}, HORIZON),
     "uniform": ("bernoulli", {"means": MEANS4}, {}, "identity", {}, HORIZON),
@@ -93,6 +107,8 @@ def compute(kwargs):
 
 
 def main():
+    if "--add-missing" in sys.argv:
+        return add_missing()
     arrays = {}
     for key, kwargs in cases().items():
         for field, value in compute(kwargs).items():
@@ -100,6 +116,38 @@ def main():
         print(key, "done", file=sys.stderr)
     np.savez_compressed(PATH, **arrays)
     print(f"wrote {PATH}")
+
+
+def add_missing():
+    """Record the golden and contract values of cases the files lack (new components), leaving the others as they
+    are."""
+    for path, compute_one in ((PATH, lambda key, kwargs: compute(kwargs)), (CONTRACT_PATH, _contract_values)):
+        with np.load(path) as data:
+            arrays = {k: data[k] for k in data.files}
+        added = []
+        for key, kwargs in cases().items():
+            if key == "sweep" or f"{key}:pseudo_regret" in arrays:
+                continue
+            for field, value in compute_one(key, kwargs).items():
+                arrays[f"{key}:{field}"] = value
+            added.append(key)
+        np.savez_compressed(path, **arrays)
+        print(f"{path}: added {added}", file=sys.stderr)
+
+
+def _contract_values(key, kwargs):
+    """tests/test_contracts.py's configuration of a case (T = 100, 3 runs, seed 5, unroll 1, one block a chunk)."""
+    import jaxbandit as jb
+    from tests.test_contracts import HORIZON, RUNS, SEED, TIMES
+    env_o, pol_o, priv_o, params = jb.resolve(kwargs["env"], kwargs["policy"], kwargs.get("privatizer", "identity"),
+                                              env_params=kwargs.get("env_params"),
+                                              policy_params=kwargs.get("policy_params"),
+                                              privatizer_params=kwargs.get("privatizer_params"))
+    res = jb.simulate(env=env_o, policy=pol_o, privatizer=priv_o, env_params=params.env, policy_params=params.policy,
+                      privatizer_params=params.privatizer, horizon=CONTRACT_HORIZONS.get(key.split("/")[1], HORIZON),
+                      runs=RUNS, seed=SEED, record=TIMES,
+                      chunk_steps=jb.BLOCK, progress=False, unroll=1)
+    return {"pseudo_regret": res.pseudo_regret, "regret": res.regret, "counts": res.counts}
 
 
 if __name__ == "__main__":

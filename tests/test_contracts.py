@@ -40,7 +40,7 @@ def _alternative(component, params, num_arms):
 
 
 def check_contract(key, env, policy, privatizer="identity", env_params=None, policy_params=None,
-                   privatizer_params=None):
+                   privatizer_params=None, horizon=HORIZON):
     env_o, pol_o, priv_o, params = jb.resolve(env, policy, privatizer, env_params=env_params,
                                               policy_params=policy_params, privatizer_params=privatizer_params)
     K = env_o.num_arms
@@ -49,7 +49,7 @@ def check_contract(key, env, policy, privatizer="identity", env_params=None, pol
     jb.validation.check(env_o, pol_o, priv_o, alt)
     assert any(not np.array_equal(a, b) for a, b in zip(jax.tree.leaves(alt), jax.tree.leaves(params)))
 
-    run = jb.rollout(env_o, pol_o, priv_o, horizon=HORIZON, record_times=TIMES, unroll=1)
+    run = jb.rollout(env_o, pol_o, priv_o, horizon=horizon, record_times=TIMES, unroll=1)
     keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(prng.key(SEED), jnp.arange(RUNS + 2))
     chex.clear_trace_counter()  # chex counts traces per function definition, across tests
     batched = jax.jit(jax.vmap(chex.assert_max_traces(run, n=1), in_axes=(0, None)))
@@ -61,10 +61,10 @@ def check_contract(key, env, policy, privatizer="identity", env_params=None, pol
     for t in (trace, other):
         for leaf in t:
             assert np.all(np.isfinite(np.asarray(leaf, np.float64)))
-        np.testing.assert_array_equal(np.asarray(t.counts).sum(-1), HORIZON)
+        np.testing.assert_array_equal(np.asarray(t.counts).sum(-1), horizon)
 
     # Chunked equals unchunked: the driver, one block per chunk and runs batched last, equals rollout.
-    kwargs = dict(env=env_o, policy=pol_o, privatizer=priv_o, horizon=HORIZON, runs=RUNS, seed=SEED, record=TIMES,
+    kwargs = dict(env=env_o, policy=pol_o, privatizer=priv_o, horizon=horizon, runs=RUNS, seed=SEED, record=TIMES,
                   chunk_steps=engine.BLOCK, progress=False, unroll=1)
     before = len(engine._ADVANCE_CACHE)
     chunked = jb.simulate(env_params=params.env, policy_params=params.policy, privatizer_params=params.privatizer,
@@ -89,7 +89,7 @@ def test_every_registry_entry_has_a_contract_case():
 @pytest.mark.parametrize("name", sorted(golden.POLICY_CASES))
 def test_policy_contract(name):
     env, ep, pp, priv, qp, _ = golden.POLICY_CASES[name]
-    check_contract(f"policy/{name}", env, name, priv, ep, pp, qp)
+    check_contract(f"policy/{name}", env, name, priv, ep, pp, qp, golden.CONTRACT_HORIZONS.get(name, HORIZON))
 
 
 @pytest.mark.parametrize("name", sorted(golden.PRIVATIZER_CASES))

@@ -11,13 +11,14 @@ from jaxbandit import checks
 from jaxbandit.policies.corrupt import klucb_cf, ts_cf, ucb_cf, wr_klucb, wr_ts
 from jaxbandit.policies.dp_ucb import dp_ucb, dp_ucb_bound, dp_ucb_int
 from jaxbandit.policies.elimination import dp_se
+from jaxbandit.policies.ftpl import dp_ftpl_beta, dp_ftpl_gauss, dp_ftpl_new, gdp_elim_new
 from jaxbandit.policies.greedy import epsilon_greedy, uniform
 from jaxbandit.policies.thompson import gaussian_thompson, modified_thompson, thompson
 from jaxbandit.policies.ucb import klucb, lazy_ucb, ucb1
 from jaxbandit.registry import Registry
 
-__all__ = ["REGISTRY", "names", "get", "make", "common", "corrupt", "dp_ucb", "elimination", "greedy", "thompson",
-           "ucb"]
+__all__ = ["REGISTRY", "names", "get", "make", "common", "corrupt", "dp_ucb", "elimination", "ftpl",
+           "greedy", "phased", "thompson", "ucb"]
 
 REGISTRY = Registry("policy", {
     "thompson": thompson,
@@ -34,6 +35,10 @@ REGISTRY = Registry("policy", {
     "dp-ucb": dp_ucb,
     "dp-ucb-int": dp_ucb_int,
     "dp-se": dp_se,
+    "dp-ftpl-gauss": dp_ftpl_gauss,
+    "dp-ftpl-beta": dp_ftpl_beta,
+    "dp-ftpl-new": dp_ftpl_new,
+    "gdp-elim-new": gdp_elim_new,
     "lazy-ucb": lazy_ucb,
     "epsilon-greedy": epsilon_greedy,
     "uniform": uniform,

@@ -30,7 +30,7 @@ import numpy as np
 from jaxbandit import checks
 
 __all__ = ["gauss_start", "beta_start", "beta_pseudo_count", "new_cdf", "new_quantile", "new_half_width",
-           "new_moments", "tail_log", "gdp_tail_log", "band_violation"]
+           "new_moments", "tail_log", "gdp_tail_log", "gdp_radius", "band_violation"]
 
 
 def _exprel(x):
@@ -130,9 +130,21 @@ def gdp_tail_log(horizon, epsilon, delta):
     """log[(T²(e^ε − 1) + T²δ)/(2(e^ε − 1) + T²δ)], GDP-Elim-New's phase length term (Algorithm 4): with D(n; ·, ε,
     δ/2), P(|θ − μ̂| ≥ this/(nε)) = 2/T². Oracles at T = 10⁶: 5.1523 at (1, .01), 10.5414 at (1, e⁻¹⁰)."""
     _check_eps_delta(epsilon, delta)
-    T2, epsilon, delta = (jnp.asarray(v, jnp.result_type(float)) for v in (float(horizon) ** 2, epsilon, delta))
+    T, epsilon, delta = (jnp.asarray(v, jnp.result_type(float)) for v in (horizon, epsilon, delta))
+    T2 = T * T
     e = jnp.expm1(epsilon)
     return jnp.log1p((T2 - 2) * e / (2 * e + T2 * delta))
+
+
+def gdp_radius(n, horizon, epsilon, delta):
+    """r = log[(T²(e^ε − 1) + T²δ)/(2(e^ε − 1) + T²δ)]/(nε): GDP-Elim-New's radius (Theorem 18's event B(k)),
+    P(|θ − μ̂| ≥ r) = 2/T² for θ ~ D(n; μ̂, ε, δ/2); its ε → 0 limit (T² − 2)/(nT²δ) at ε = 0."""
+    _check_eps_delta(epsilon, delta)
+    n, T, epsilon, delta = (jnp.asarray(v, jnp.result_type(float)) for v in (n, horizon, epsilon, delta))
+    T2 = T * T
+    limit = (T2 - 2) / (T2 * jnp.where(delta > 0, delta, 1.0))
+    log_term = gdp_tail_log(horizon, epsilon, delta) / jnp.where(epsilon > 0, epsilon, 1.0)
+    return jnp.where(epsilon == 0, limit, log_term) / n
 
 
 def gauss_start(epsilon, delta):

@@ -1,0 +1,272 @@
+"""Seed 003 (Wang & Zhu, "Optimal Learning Policies for Differential Privacy in Multi-armed Bandits", JMLR 25,
+2024): differentially private follow-the-perturbed-leader, `dp-ftpl-gauss` (Algorithm 1), `dp-ftpl-beta`
+(Algorithm 2) and `dp-ftpl-new` (Algorithm 3), and its globally private elimination algorithm `gdp-elim-new`
+(Algorithm 4).
+
+DP-FTPL draws θ_i independently per arm from a distribution built from arm i's own statistics (pulls n_i, ones
+R_i) each step and plays argmax θ (ties have probability zero); by the paper's Lemma 8 the policy is (ε, δ)-DP in
+the one-step sense of its Definition 1 (`jaxbandit.privacy.ftpl` holds the distributions and the band check).
+Rewards in [0, 1] enter as a Bernoulli trial (Agrawal & Goyal), so R_i counts ones; on Bernoulli arms the trial is
+the reward itself. GDP-Elim-New pulls every arm N(k) times in phase k and commits to an arm once a draw from the
+same truncated-Laplace law, centred on the phase's means, separates it by 2^-k: (ε, δ)-global DP (Definition 3)
+by Lemma 9. ε and δ are traced parameters: an (ε, δ) grid is one compilation, start phases and phase lengths
+included. Each policy reports its claim (``Policy.privacy``, printed by ``jaxbandit privacy``).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from jaxbandit import checks, sampling
+from jaxbandit.policies.common import onehot
+from jaxbandit.policies.phased import phased
+from jaxbandit.privacy import ftpl as dist
+from jaxbandit.types import Claim, Policy
+
+__all__ = ["dp_ftpl_gauss", "dp_ftpl_beta", "dp_ftpl_new", "gdp_elim_new", "FTPLParams", "NewParams", "FTPLState",
+           "ElimState", "start_pulls", "elim_phase_pulls"]
+
+_DP = "one-step (ε, δ)-DP of each arm choice given the history, one reward changed (Wang & Zhu 2024, Def. 1)"
+_GLOBAL_DP = ("(ε, δ)-global DP of the whole action sequence under any revision rule with at most one expected "
+              "revision (Wang & Zhu 2024, Def. 3)")
+_MAX_PULLS = 2 ** 31 - 1  # N(k)·K must fit in int32; a phase that long never ends within a run anyway
+
+
+class FTPLParams(NamedTuple):
+    epsilon: jax.Array  # privacy level ε ≥ 0
+    delta: jax.Array    # δ in (0, 1)
+
+
+class NewParams(NamedTuple):
+    epsilon: jax.Array  # ε ≥ 0
+    delta: jax.Array    # δ in [0, 1), not both 0
+    horizon: jax.Array  # T, known to the algorithm (log T and L_T); 0: the run's horizon
+
+
+class FTPLState(NamedTuple):
+    ones: jax.Array    # float[K]: R_i, Bernoulli trials equal to 1
+    counts: jax.Array  # int32[K]: n_i
+    step: jax.Array    # int32: rounds played
+
+
+def start_pulls(name: str, epsilon, delta):
+    """Pulls per arm of the start phase: ⌈N_G*⌉ (Gauss), ⌈N_B*⌉ (Beta), 1 (New) (seed 003, Algorithms 1–3)."""
+    if name == "dp-ftpl-gauss":
+        return jnp.ceil(dist.gauss_start(epsilon, delta)).astype(jnp.int32)
+    if name == "dp-ftpl-beta":
+        return jnp.ceil(dist.beta_start(epsilon, delta)).astype(jnp.int32)
+    return jnp.ones((), jnp.int32)
+
+
+def _init(num_arms):
+    def init(params):
+        return FTPLState(jnp.zeros(num_arms), jnp.zeros(num_arms, jnp.int32), jnp.zeros((), jnp.int32))
+    return init
+
+
+def _update(num_arms):
+    def update(rng, state, arm, obs, params):
+        u = rng.noise[-1]
+        trial = (u < obs).astype(state.ones.dtype)  # Agrawal–Goyal: a reward in [0, 1] as a Bernoulli trial
+        hit = onehot(arm, num_arms)
+        return FTPLState(state.ones + hit.astype(state.ones.dtype) * trial, state.counts + hit, state.step + 1)
+    return update
+
+
+def _start(num_arms, pulls, state, sampled):
+    """Block order: arm 0 ``pulls`` times, then arm 1, ...; afterwards the sampled arm."""
+    forced = state.step < pulls * num_arms
+    return jnp.where(forced, state.step // jnp.maximum(pulls, 1), sampled).astype(jnp.int32)
+
+
+def _check_start(name, num_arms):
+    def check_horizon(params, horizon):
+        pulls = int(start_pulls(name, params.epsilon, params.delta))
+        if pulls * num_arms >= horizon:
+            raise ValueError(f"{name}'s start phase, {pulls} pulls of each of {num_arms} arms (epsilon="
+                             f"{checks._fmt(params.epsilon)}, delta={checks._fmt(params.delta)}), takes "
+                             f"{pulls * num_arms} >= horizon={horizon} rounds: raise epsilon or delta, or the horizon")
+    return check_horizon
+
+
+def _claim(source, notion=_DP, delta_scale=1.0):
+    def privacy(params, horizon):
+        del horizon
+        return Claim(float(params.epsilon), float(params.delta) * delta_scale, notion, source)
+    return privacy
+
+
+def _bind_horizon(params, horizon):
+    """T known to the algorithm: ``horizon`` = 0 (the default) means the run's."""
+    return params._replace(horizon=jnp.where(params.horizon > 0, params.horizon,
+                                             jnp.asarray(horizon, params.horizon.dtype)))
+
+
+def _validate_new(name):
+    def validate(params):
+        checks.in_range("epsilon", params.epsilon, 0.0, high_open=True)
+        checks.in_range("delta", params.delta, 0.0, 1.0, high_open=True)
+        checks.in_range("horizon", params.horizon, 0.0, high_open=True)
+        if float(params.epsilon) == 0 and float(params.delta) == 0:
+            raise ValueError(f"{name} needs epsilon > 0 or delta > 0 (epsilon=0 and delta=0 give no distribution, "
+                             "Lemma 15)")
+    return validate
+
+
+def _validate_gauss_beta(params):
+    checks.in_range("epsilon", params.epsilon, 0.0, high_open=True)
+    checks.in_range("delta", params.delta, 0.0, 1.0, low_open=True, high_open=True)
+
+
+def dp_ftpl_gauss(num_arms: int) -> Policy:
+    """DP-FTPL-Gauss: ⌈N_G*⌉ start pulls per arm, then θ_i ~ N(R_i/n_i, 2/n_i), argmax (seed 003 Alg. 1).
+
+    N_G* = min{1/(4πδ²), log(e/(4πδ²))/ε²} (§4.1) makes each step (ε, δ)-DP (Lemma 8); δ > 0 is required."""
+    pulls = lambda params: start_pulls("dp-ftpl-gauss", params.epsilon, params.delta)
+
+    def draw(key, steps, params):
+        kz, ku = jax.random.split(key)
+        return jax.random.normal(kz, (steps, num_arms)), jax.random.uniform(ku, (steps,))
+
+    def select(rng, state, params):
+        n = jnp.maximum(state.counts, 1).astype(state.ones.dtype)
+        theta = state.ones / n + rng.noise[0] * jnp.sqrt(2 / n)
+        return _start(num_arms, pulls(params), state, jnp.argmax(theta))
+
+    return Policy("dp-ftpl-gauss", num_arms, _init(num_arms), draw, select, _update(num_arms),
+                  _validate_gauss_beta, FTPLParams(jnp.asarray(1.0), jnp.asarray(0.01)), reward_range=(0.0, 1.0),
+                  check_horizon=_check_start("dp-ftpl-gauss", num_arms),
+                  privacy=_claim("Wang & Zhu 2024, Lemma 8 with the start phase N_G* of §4.1 (Theorem 11)"))
+
+
+def dp_ftpl_beta(num_arms: int) -> Policy:
+    """DP-FTPL-Beta: ⌈N_B*⌉ start pulls per arm, then θ_i ~ Beta with ⌊n_i/8⌋+1 pseudo-counts a side (seed 003 Alg. 2).
+
+    θ_i ~ Beta(R_i+1+k_i, n_i−R_i+1+k_i), k_i = ⌊n_i/8⌋+1.
+    N_B* = max{min{40e/(9πδ²), 8000 log(e/(2πδ²))/(81ε²)}, 1000e/(9π)} (§4.2); the k_i pseudo-counts of each side
+    are what make it private (without them Lemma 8 fails at every n). Exact Beta draws (`jaxbandit.sampling.beta`)."""
+    pulls = lambda params: start_pulls("dp-ftpl-beta", params.epsilon, params.delta)
+
+    def draw(key, steps, params):
+        kb, ku = jax.random.split(key)
+        return sampling.draw_beta_noise(kb, (steps, num_arms)), jax.random.uniform(ku, (steps,))
+
+    def select(rng, state, params):
+        k = (dist.beta_pseudo_count(state.counts)).astype(state.ones.dtype)
+        a = state.ones + 1 + k
+        b = state.counts.astype(a.dtype) - state.ones + 1 + k
+        theta = sampling.beta(rng.key, a, b, rng.noise[0])
+        return _start(num_arms, pulls(params), state, jnp.argmax(theta))
+
+    return Policy("dp-ftpl-beta", num_arms, _init(num_arms), draw, select, _update(num_arms), _validate_gauss_beta,
+                  FTPLParams(jnp.asarray(1.0), jnp.asarray(0.01)), reward_range=(0.0, 1.0),
+                  check_horizon=_check_start("dp-ftpl-beta", num_arms),
+                  privacy=_claim("Wang & Zhu 2024, Lemma 8 with the pseudo-counts and start phase N_B* of §4.2 "
+                                 "(Theorem 13)"))
+
+
+def dp_ftpl_new(num_arms: int) -> Policy:
+    """DP-FTPL-New: one pull per arm, then θ_i ~ D(n_i; x0_i, ε, δ), the truncated Laplace law (seed 003 Alg. 3).
+
+    The centre is x0_i = R_i/n_i + sqrt(log T/n_i) + L_T/(n_i ε). D is the truncated Laplace law of Lemma 15 (`jaxbandit.privacy.ftpl`), sampled exactly by its inverse CDF; it
+    meets Lemma 8 at every n ≥ 1, so there is no start phase. T is known to the algorithm: ``horizon`` (default
+    0: the run's horizon, set by the drivers). ε = 0 (uniform law, L_T/ε → (T − 2)/(2Tδ)) and δ = 0 (Laplace,
+    L_T = log(T/2)) are handled by the same formulas; not both."""
+
+    def draw(key, steps, params):
+        kv, ku = jax.random.split(key)
+        return jax.random.uniform(kv, (steps, num_arms)), jax.random.uniform(ku, (steps,))
+
+    def select(rng, state, params):
+        n = jnp.maximum(state.counts, 1).astype(state.ones.dtype)
+        T = params.horizon.astype(n.dtype)
+        x0 = state.ones / n + jnp.sqrt(jnp.log(T) / n) + dist.tail_log(T, params.epsilon, params.delta) / n
+        theta = dist.new_quantile(rng.noise[0], n, x0, params.epsilon, params.delta)
+        return jnp.where(state.step < num_arms, state.step, jnp.argmax(theta)).astype(jnp.int32)
+
+    validate = _validate_new("dp-ftpl-new")
+
+    def check_horizon(params, horizon):
+        if num_arms > horizon:
+            raise ValueError(f"dp-ftpl-new pulls each of its {num_arms} arms once first: horizon={horizon} is too "
+                             "short")
+
+    return Policy("dp-ftpl-new", num_arms, _init(num_arms), draw, select, _update(num_arms), validate,
+                  NewParams(jnp.asarray(1.0), jnp.asarray(0.01), jnp.asarray(0.0)), reward_range=(0.0, 1.0),
+                  check_horizon=check_horizon, bind_horizon=_bind_horizon,
+                  privacy=_claim("Wang & Zhu 2024, Lemma 8 with Lemma 15, for every n >= 1 (Theorem 16)"))
+
+
+class ElimState(NamedTuple):
+    sums: jax.Array       # float[K]: rewards of the current phase (each phase uses fresh data)
+    phase: jax.Array      # int32 k, from 1
+    pulls: jax.Array      # int32 N(k): pulls of every arm in phase k
+    committed: jax.Array  # int32: the arm exploited for good, -1 before the commit
+
+
+def elim_phase_pulls(phase, params):
+    """N(k) = ⌈max{32 log T/Δ(k)², 4 r_k N(k)/Δ(k)}⌉ with Δ(k) = 2^-k and r_k N(k) = log[(T²(e^ε − 1) + T²δ)/
+    (2(e^ε − 1) + T²δ)]/ε (seed 003 Algorithm 4, line 4; its limit (T² − 2)/(T²δ) at ε = 0); ⌈·⌉ is our rounding
+    (the paper gives none). Capped so that N(k)·K fits in int32. Example (spec §3.4): ε = 1, δ = 0.01, T = 10⁶ gives
+    1769, 7074, 28295, 113177, 452707, 1810827."""
+    dtype = jnp.result_type(float)
+    T = params.horizon.astype(dtype)
+    gap = jnp.exp2(-phase.astype(dtype))
+    n = jnp.maximum(32 * jnp.log(T) / gap ** 2, 4 * dist.gdp_radius(1.0, T, params.epsilon, params.delta) / gap)
+    return jnp.ceil(n)
+
+
+def gdp_elim_new(num_arms: int) -> Policy:
+    """GDP-Elim-New: (ε, δ)-global DP elimination with the truncated-Laplace law (seed 003 Alg. 4, Theorem 18).
+
+    Phase k = 1, 2, ... pulls every arm N(k) times (`elim_phase_pulls`; round-robin in arm order, our choice: the
+    paper gives no order), then draws θ_i ~ D(N(k); μ̂_i(k), ε, δ/2) around each arm's mean of this phase's rewards
+    only; if some θ_i ≥ max_{j≠i} θ_j + 2^-k it plays arm i for the rest of the run (one commit, no arm is ever
+    eliminated alone), else phase k + 1 starts. The run stops at T, mid-phase if it comes. Written on `phased`
+    (global phases of N(k)·K pulls; the commit is a phase that never ends). Rewards in [0, 1] enter as they are:
+    one changed reward moves μ̂_i(k) by at most 1/N(k), the shift Lemma 15 covers. T is known: ``horizon`` (0:
+    the run's)."""
+
+    def init(params):
+        k = jnp.asarray(1, jnp.int32)
+        return ElimState(jnp.zeros(num_arms), k, _capped(elim_phase_pulls(k, params)), jnp.asarray(-1, jnp.int32))
+
+    def _capped(n):
+        return jnp.minimum(n, _MAX_PULLS // num_arms).astype(jnp.int32)
+
+    def draw(key, steps, params):
+        return jax.random.uniform(key, (steps, num_arms))  # the phase-end draws θ_i, by inverse CDF
+
+    def phase_length(state, params):
+        return jnp.where(state.committed >= 0, 0, state.pulls * num_arms)
+
+    def select(rng, state, params):
+        inner = state.inner
+        return jnp.where(inner.committed >= 0, inner.committed, state.count % num_arms).astype(jnp.int32)
+
+    def observe(rng, state, arm, obs, params):
+        return state._replace(sums=state.sums + onehot(arm, num_arms, state.sums.dtype) * obs)
+
+    def release(rng, state, arm, length, params):
+        n = state.pulls.astype(state.sums.dtype)
+        theta = dist.new_quantile(rng.noise, n, state.sums / n, params.epsilon, params.delta / 2)
+        best = jnp.argmax(theta)
+        runner_up = jnp.max(jnp.where(jnp.arange(num_arms) == best, -jnp.inf, theta))
+        gap = jnp.exp2(-state.phase.astype(theta.dtype))
+        committed = jnp.where(theta[best] >= runner_up + gap, best, -1).astype(jnp.int32)
+        k = state.phase + 1
+        return ElimState(jnp.zeros_like(state.sums), k, _capped(elim_phase_pulls(k, params)), committed)
+
+    def check_horizon(params, horizon):
+        if num_arms > horizon:
+            raise ValueError(f"gdp-elim-new pulls each of its {num_arms} arms in its first phase: horizon={horizon} "
+                             "is too short")
+
+    policy = phased("gdp-elim-new", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
+                    release=release, draw=draw, validate=_validate_new("gdp-elim-new"),
+                    default_params=NewParams(jnp.asarray(1.0), jnp.asarray(0.01), jnp.asarray(0.0)),
+                    reward_range=(0.0, 1.0))
+    return policy._replace(check_horizon=check_horizon, bind_horizon=_bind_horizon,
+                           privacy=_claim("Wang & Zhu 2024, Lemma 9 with Lemma 15 at δ/2 (Theorem 18)", _GLOBAL_DP))
