@@ -1,5 +1,6 @@
 """Regret bounds of the seed papers, as functions of an instance (numpy, host side): seed 000's LDP TS/UCB
-leading terms, then seed 002's corrupt-bandit lower bound and upper bounds (below).
+leading terms, then seed 002's corrupt-bandit lower bound and upper bounds, then seed 003's private-FTPL lower
+bound and upper bounds (below).
 
 Seed 000 (Jiang, Zhao & Li, arXiv 2307.00863), for TS-LDP-B and LDP-UCB-B on the privatized bits, with
 Δ_i the true gaps and Δ_{i,ε} = μ_{1,ε} − μ_{i,ε} the privatized gaps (`jaxbandit.privatizers.bernoulli.
@@ -115,3 +116,68 @@ def ldp_rr_upper_bound(means, epsilon, horizon):
     `rr_upper_bound` for the ε-optimal channel p00 = p11 = e^ε/(1 + e^ε) (slope tanh(ε/2))."""
     p = 1.0 / (1.0 + math.exp(-float(epsilon)))
     return rr_upper_bound(means, p, p, horizon)
+
+
+# ------------------------------------------------------------------------------------------------------ seed 003
+# Wang & Zhu, "Optimal Learning Policies for Differential Privacy in Multi-armed Bandits", JMLR 25 (2024). log is
+# natural; T the horizon; ε, δ the privacy levels (either may be 0, not both, where the paper allows it).
+
+def ftpl_lower_bound(horizon, epsilon, delta, c0: float = 1.0, alpha: float = 0.5) -> float:
+    """Seed 003 Theorem 4: for an (ε, δ)-global-DP policy whose regret is at most c0·T^α on every instance, some
+    2-armed Bernoulli instance has Reg(T) ≥ Λ/(16ε), Λ = log[((e^ε − 1)T^{1−α} + 5δT^{1−α})/(40c0(e^ε − 1) +
+    5δT^{1−α})]. Valid for T ≥ 3Λ/ε (ValueError otherwise); 0 where Λ ≤ 0. Spec oracles (c0 = 1, α = ½, T = 10⁶):
+    0.16881 at (1, .01), 0.20118 at (1, 0), 0.65733 at (0.1, .01). ε > 0."""
+    if not epsilon > 0:
+        raise ValueError(f"epsilon={epsilon!r} is outside the valid range (0, inf) of Theorem 4")
+    e, d = math.expm1(float(epsilon)), float(delta)
+    s = float(horizon) ** (1 - alpha)
+    lam = math.log((e * s + 5 * d * s) / (40 * c0 * e + 5 * d * s))
+    if horizon < 3 * lam / epsilon:
+        raise ValueError(f"horizon={horizon} is below Theorem 4's validity condition T >= 3Λ/ε = "
+                         f"{3 * lam / epsilon:.4g}")
+    return max(lam, 0.0) / (16 * epsilon)
+
+
+def ftpl_lower_bound_rate(num_arms, horizon, epsilon, delta) -> float:
+    """Seed 003 Remark 6, the N-arm form of Theorem 4: Reg(T) = Ω((N/ε) log[((e^ε − 1)T + δT)/((e^ε − 1) + δT)]).
+    An order, not a bound: the paper gives no constant for N arms (Theorem 4's explicit one is for 2 arms), so this
+    returns the rate with constant 1. Grows like (N/ε) log T at δ = 0 and is bounded in T for δ > 0."""
+    if not epsilon > 0:
+        raise ValueError(f"epsilon={epsilon!r} is outside the valid range (0, inf) of Theorem 4")
+    e, d, T = math.expm1(float(epsilon)), float(delta), float(horizon)
+    return num_arms / epsilon * math.log((e * T + d * T) / (e + d * T))
+
+
+def ftpl_new_bound(means, horizon, epsilon, delta) -> float:
+    """Seed 003 Theorem 16 (DP-FTPL-New): Reg(T) ≤ Σ_{i≥2} max{16 log T/Δ_i, (4/ε) L_T} + 4N with L_T =
+    log[(T(e^ε − 1) + 2Tδ)/(2(e^ε − 1) + 2Tδ)] ((4/ε)L_T → 2(T − 2)/(Tδ) at ε = 0). Spec: about 12052 on
+    instance 1 and 287069 on instance 2 at T = 10⁶ (ε = 1, δ = 0.01)."""
+    gaps = _ftpl_gaps(means)
+    T, e, d = float(horizon), math.expm1(float(epsilon)), float(delta)
+    if epsilon == 0:
+        privacy = 2 * (T - 2) / (T * d)
+    else:
+        privacy = 4 / epsilon * math.log((T * e + 2 * T * d) / (2 * e + 2 * T * d))
+    return float(np.sum(np.maximum(16 * math.log(T) / gaps, privacy)) + 4 * len(means))
+
+
+def gdp_elim_new_bound(means, horizon, epsilon, delta) -> float:
+    """Seed 003 Theorem 18 (GDP-Elim-New): Reg(T) ≤ Σ_i (1024 Δ_i log T/Δ_min² + (32Δ_i/(εΔ_min))·log[(T²(e^ε − 1)
+    + T²δ)/(2(e^ε − 1) + T²δ)]) + 4N (the ε = 0 limit of the log term over ε is (T² − 2)/(T²δ))."""
+    gaps = _ftpl_gaps(means)
+    T, e, d = float(horizon), math.expm1(float(epsilon)), float(delta)
+    if epsilon == 0:
+        radius = (T * T - 2) / (T * T * d)
+    else:
+        radius = math.log((T * T * e + T * T * d) / (2 * e + T * T * d)) / epsilon
+    dmin = float(np.min(gaps))
+    return float(np.sum(1024 * gaps * math.log(T) / dmin ** 2 + 32 * gaps * radius / dmin) + 4 * len(means))
+
+
+def _ftpl_gaps(means):
+    mu = np.asarray(means, np.float64)
+    gaps = mu.max() - mu
+    gaps = np.delete(gaps, int(np.argmax(mu)))
+    if np.any(gaps <= 0):
+        raise ValueError("seed 003's bounds assume a unique best arm (every other gap > 0)")
+    return gaps
