@@ -324,7 +324,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--chunk-steps", type=_integer, metavar="STEPS",
                    help="steps per chunk between progress updates and checkpoints (default: about 2 s of work)")
     r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar and time estimate (default: on a terminal, after 3 s)")
+                   help="progress bar (default: on a terminal, after 3 s); a run with over a minute left prints "
+                        "its estimated time left either way")
     r.set_defaults(fn=cmd_run)
 
     v = sub.add_parser("privacy", help="the privacy guarantee of a private policy: GDP and (epsilon, delta) of "

@@ -186,7 +186,7 @@ class Results:
             with np.load(base + ".npz", allow_pickle=False) as data:
                 arrays = {k: data[k] for k in ARRAYS}
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
-            raise ValueError(f"results file {base}.npz cannot be read ({npz_problem(err)})") from err
+            raise ValueError(f"results file {base}.npz cannot be read ({npz_problem(err, base + '.npz')})") from err
         grid = meta["grid"]
         lead = tuple(len(v) for v in grid.values()) if isinstance(grid, dict) else None
         n_rec = arrays["t"].shape[0] if arrays["t"].ndim == 1 else None
@@ -217,9 +217,18 @@ class Results:
                     horizon=c["horizon"], runs=c["runs"], seed=c["seed"], record=np.asarray(c["record_times"]))
 
 
-def npz_problem(err: Exception) -> str:
-    """What is wrong with an .npz file, from numpy's error (whose advice to allow pickle is not ours to give)."""
+def npz_problem(err: Exception, path: str | None = None) -> str:
+    """What is wrong with an .npz file, from numpy's error (whose advice to allow pickle is not ours to give) and,
+    given the ``path``, its first bytes: numpy takes any file that is neither a zip archive nor an .npy array for a
+    pickle, so a damaged or foreign file would otherwise be reported as "pickled"."""
     if "allow_pickle" in str(err):
+        try:
+            with open(path, "rb") as f:
+                head = f.read(6)
+        except (OSError, TypeError):
+            head = None
+        if head is not None and not head.startswith((b"PK\x03\x04", b"\x93NUMPY")):
+            return "it is not an .npz archive: no zip header"
         return "it holds pickled Python objects, which jaxbandit never loads"
     return f"{type(err).__name__}: {err}"
 

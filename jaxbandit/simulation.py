@@ -59,8 +59,8 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
       chunk_steps: steps per streamed chunk (rounded down to blocks of 50, at least one block); default: sized by
         time, so that progress, callbacks and checkpoints come about every 2 s on the machine at hand (chunk
         lengths never change the numbers).
-      progress: show a progress bar over the steps (default: once the run has taken 3 s); with it, the estimated
-        time left is printed once when it is over a minute.
+      progress: show a progress bar over the steps (default: once the run has taken 3 s). Whatever its value, a
+        run with over a minute left prints one line with the estimated time left (stderr), from its first chunks.
       callback: called with the partial `Results` after every chunk (e.g. to redraw a live plot).
       checkpoint: file (.npz) to save the state after every chunk and to resume from if it exists with the same
         configuration; ``"auto"``: a file named by the configuration's fingerprint in `checkpoint_path`'s folder,
@@ -329,12 +329,13 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
 
 class _Progress:
     """A progress bar over the steps of T, started after the first chunk so that compilation does not distort its
-    rate (``progress=None``: shown once a run has taken 3 s), and, once the speed is known, one line with the
-    estimated time left when that is over a minute."""
+    rate (``progress=None``: shown once a run has taken 3 s; ``False``: never), and, once the speed is known, one
+    line with the estimated time left when that is over a minute, with or without the bar (a piped CLI run or a
+    ``progress=False`` call learns how long it will take, too)."""
 
     def __init__(self, progress, horizon, num, initial, resumable):
         self.progress, self.horizon, self.num, self.resumable = progress, horizon, num, resumable
-        self.bar, self.estimated = None, progress is False
+        self.bar, self.estimated = None, False
         self.started = time.perf_counter()
 
     def update(self, step):
@@ -492,7 +493,7 @@ def _open_npz(path, what):
     try:
         return np.load(path, allow_pickle=False)
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
-        raise ValueError(f"{what} {path} is not a readable .npz file ({npz_problem(err)}); delete it or "
+        raise ValueError(f"{what} {path} is not a readable .npz file ({npz_problem(err, path)}); delete it or "
                          f"choose another path") from err
 
 

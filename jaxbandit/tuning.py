@@ -408,6 +408,12 @@ class Grid:
         """Index of the point with the lowest mean regret."""
         return int(np.argmin(self.mean))
 
+    def __repr__(self) -> str:
+        i = self.best()
+        return (f"Grid({len(self.values)} values {self.values[0]:.4g}..{self.values[-1]:.4g}, "
+                f"{self.regret.shape[1]} runs each; best {self.values[i]:.4g}: regret {self.mean[i]:.5g} ± "
+                f"{self.se[i]:.2g}; {self.agent_steps:.3g} agent-steps)")
+
 
 def grid(env, policy="modified-thompson", *, values, env_params=None, policy_params=None, privatizer=None,
          privatizer_params=None, eta_budget=None, epsilon=None, delta=None, accounting="paper", param=None,

@@ -24,6 +24,22 @@ def test_chunks_are_sized_by_time_and_share_one_compilation(monkeypatch):
     np.testing.assert_array_equal(res.pseudo_regret, jb.simulate(horizon=5_000, chunk_steps=5_000, **KW).pseudo_regret)
 
 
+def test_time_estimate_is_printed_with_or_without_the_bar(capsys):
+    """One line from the first chunks when over a minute is left, also with progress=False (a piped CLI run);
+    none for a short run."""
+    for progress in (False, None):
+        report = simulation._Progress(progress, horizon=10 ** 8, num=1000, initial=0, resumable=True)
+        report.estimate(seconds_per_block=0.5, blocks_left=10 ** 6)
+        report.estimate(seconds_per_block=0.5, blocks_left=10 ** 6)  # once only
+        report.close()
+        err = capsys.readouterr().err
+        assert err.count("estimated time left: 5.8 days at 1e+05 agent-steps/s") == 1, err
+        assert "running the same command again resumes" in err
+    short = simulation._Progress(False, horizon=10 ** 4, num=10, initial=0, resumable=False)
+    short.estimate(seconds_per_block=0.01, blocks_left=200)
+    assert capsys.readouterr().err == ""
+
+
 def test_chunk_plan_grows_from_one_block_towards_the_target():
     chunks = simulation._Chunks(None)
     sizes = []
@@ -100,6 +116,9 @@ def test_results_files_have_a_format_version(tmp_path):
     (tmp_path / "r.npz").write_bytes(b"PK\x03\x04broken")
     with pytest.raises(ValueError, match=f"results file {base}.npz cannot be read"):
         jb.Results.load(str(base))
+    (tmp_path / "r.npz").write_bytes(b"\x00garbage, not an archive")  # numpy would call it a pickle
+    with pytest.raises(ValueError, match=f"results file {base}.npz cannot be read .it is not an .npz archive"):
+        jb.Results.load(str(base))
     (tmp_path / "r.json").write_text("{not json")
     with pytest.raises(ValueError, match=f"results file {base}.json cannot be read"):
         jb.Results.load(str(base))
@@ -117,6 +136,9 @@ def test_public_objects_print_short_summaries():
         "results": repr(res), "grid": repr(grid), "env": repr(env), "policy": repr(pol), "privatizer": repr(priv),
         "params": repr(params), "trace": repr(run(jb.prng.key(0), params)),
         "guarantee": repr(ts_privacy.guarantee(9, 3.0, 10_000, delta=1e-6)),
+        "claim": repr(jb.policies.get("dp-ftpl-new", 3).privacy(jb.policies.get("dp-ftpl-new", 3).default_params,
+                                                                    1000)),
+        "tuning grid": repr(jb.tuning.Grid(np.arange(50.0), [{}] * 50, np.ones((50, 8)), 400)),
     }
     for name, text in texts.items():
         assert len(text) < 300 and "Array(" not in text and "array(" not in text and "<function" not in text, text
@@ -126,6 +148,8 @@ def test_public_objects_print_short_summaries():
     assert texts["params"] == ("SimParams(env=BernoulliParams(means=float32[12]), policy=ModifiedParams(b=5, c=2), "
                                "privatizer=EmptyParams())")
     assert texts["trace"].startswith("Trace(pseudo_regret=float32[")
+    assert texts["claim"].startswith("Claim(epsilon=1, delta=0.01, notion='one-step (ε, δ)-DP")
+    assert texts["tuning grid"] == "Grid(50 values 0..49, 8 runs each; best 0: regret 1 ± 0; 400 agent-steps)"
 
 
 def test_prepull_budget_is_treated_alike_by_simulate_and_privacy():
