@@ -3,7 +3,9 @@ experiments/tuning_findings.md).
 
 For seed 001's Bernoulli and truncated-exponential instances at T = 10^5 and GDP budgets η ∈ {1, 2, 5} (the paper's
 accounting, c = c*(b) on the boundary):
-  * grid: GRID_POINTS values of b, log-spaced over [0, b_max], GRID_RUNS runs each (common random numbers);
+  * grid: GRID_POINTS values of b, log-spaced over [0, b_max] (29% apart), then FINE_POINTS more between the
+    best point's two neighbours (about 4% apart), GRID_RUNS runs each on the same common random numbers; the grid's
+    best is the best of both;
   * tuner: `tune` with its defaults (smoothed gradient, 32 runs per point, 40 Adam steps);
   * fresh seeds: the grid's best b and the tuned b, EVAL_RUNS runs each on a seed neither used (paired), with the
     pseudo-regret and the paper's realized regret;
@@ -28,18 +30,18 @@ from jaxbandit import gradients, plotting, tuning
 
 from .gdp_ts import BERNOULLI, ETAS, TRUNCEXP
 
-HORIZON, GRID_POINTS, GRID_RUNS, EVAL_RUNS = 100_000, 40, 200, 1000
-QUICK = dict(horizon=2_000, grid_points=12, grid_runs=50, eval_runs=200, tune_runs=16, steps=15)
+HORIZON, GRID_POINTS, FINE_POINTS, GRID_RUNS, EVAL_RUNS = 100_000, 40, 13, 200, 1000
+QUICK = dict(horizon=2_000, grid_points=12, fine_points=5, grid_runs=50, eval_runs=200, tune_runs=16, steps=15)
 GRID_SEED, TUNE_SEED, EVAL_SEED, CHECK_SEED = 1000, 0, 2000, 3000
 CHECK_B = (200, 1300, 5000)
-FD_H, FD_RUNS, SMOOTH_REPLICATES, SCORE_RUNS = 0.05, 2000, 8, 64
+FD_H, FD_RUNS, SMOOTH_REPLICATES, SCORE_RUNS = 0.05, 2000, 8, 512
 
 
 def settings(quick: bool) -> dict:
     if quick:
         return QUICK
-    return dict(horizon=HORIZON, grid_points=GRID_POINTS, grid_runs=GRID_RUNS, eval_runs=EVAL_RUNS, tune_runs=32,
-                steps=40)
+    return dict(horizon=HORIZON, grid_points=GRID_POINTS, fine_points=FINE_POINTS, grid_runs=GRID_RUNS,
+                eval_runs=EVAL_RUNS, tune_runs=32, steps=40)
 
 
 def b_grid(horizon: int, num_arms: int, points: int) -> np.ndarray:
@@ -47,13 +49,30 @@ def b_grid(horizon: int, num_arms: int, points: int) -> np.ndarray:
     return np.unique(np.round(np.expm1(np.linspace(0.0, math.log1p(b_max), points)))).astype(int)
 
 
+def refined(coarse: tuning.Grid, points: int, run) -> tuning.Grid:
+    """``coarse`` with ``points`` more values of b log-spaced between its best point's two neighbours (the ones it
+    lacks), simulated by ``run(values)`` on the same common random numbers, merged in order of b."""
+    i = coarse.best()
+    lo, hi = coarse.values[max(i - 1, 0)], coarse.values[min(i + 1, len(coarse.values) - 1)]
+    fine = np.unique(np.round(np.expm1(np.linspace(math.log1p(lo), math.log1p(hi), points)))).astype(int)
+    fine = np.setdiff1d(fine, coarse.values)
+    if not len(fine):
+        return coarse
+    extra = run(fine)
+    values = np.concatenate([coarse.values, extra.values])
+    order = np.argsort(values, kind="stable")
+    return tuning.Grid(values[order], [(coarse.params + extra.params)[k] for k in order],
+                       np.concatenate([coarse.regret, extra.regret])[order], coarse.agent_steps + extra.agent_steps)
+
+
 def validate(instance, eta: float, s: dict, log=print) -> tuple[dict, tuning.Tuned, tuning.Grid]:
     name, env_params, _ = instance
     common = dict(env_params=env_params, eta_budget=eta, horizon=s["horizon"])
     t0 = time.perf_counter()
     num_arms = len(next(iter(env_params.values())))
-    g = tuning.grid(name, values=b_grid(s["horizon"], num_arms, s["grid_points"]), runs=s["grid_runs"],
-                    seed=GRID_SEED, **common)
+    run = lambda values: tuning.grid(name, values=values, runs=s["grid_runs"], seed=GRID_SEED, **common)
+    coarse = run(b_grid(s["horizon"], num_arms, s["grid_points"]))
+    g = refined(coarse, s["fine_points"], run)
     t_grid = time.perf_counter() - t0
     tuned = tuning.tune(name, runs=s["tune_runs"], steps=s["steps"], seed=TUNE_SEED, **common)
     best = g.best()
@@ -66,7 +85,9 @@ def validate(instance, eta: float, s: dict, log=print) -> tuple[dict, tuning.Tun
     row = {
         "instance": name, "eta": eta, "horizon": s["horizon"],
         "grid": {"values": g.values.tolist(), "mean": g.mean.tolist(), "se": g.se.tolist(), "runs": s["grid_runs"],
-                 "agent_steps": g.agent_steps, "seconds": t_grid},
+                 "agent_steps": g.agent_steps, "seconds": t_grid, "coarse_points": len(coarse.values),
+                 "fine_points": len(g.values) - len(coarse.values), "coarse_best_b": int(coarse.values[coarse.best()]),
+                 "spacing_near_best": float(_spacing(g.values, g.best()))},
         "grid_best": {"b": b_best, "c": c_best, "grid_regret": float(g.mean[best]), "grid_se": float(g.se[best])},
         "tuned": {"b": tuned.b, "c": tuned.c, "eta": tuned.eta, "epsilon": tuned.epsilon, "delta": tuned.delta,
                   "agent_steps": tuned.agent_steps, "seconds": tuned.seconds, "trace": tuned.trace},
@@ -84,6 +105,13 @@ def validate(instance, eta: float, s: dict, log=print) -> tuple[dict, tuning.Tun
         f"({row['fresh']['tuned_pseudo'][0]:.1f}), ratio {ratio:.4f}; agent-steps tuner {tuned.agent_steps:.3g} vs "
         f"grid {g.agent_steps:.3g}")
     return row, tuned, g
+
+
+def _spacing(values, i):
+    """The largest relative step in b + 1 from point i to its neighbours."""
+    v = np.log1p(np.asarray(values, float))
+    steps = [v[j + 1] - v[j] for j in (i - 1, i) if 0 <= j < len(v) - 1]
+    return math.expm1(max(steps)) if steps else math.nan
 
 
 def gradient_check(s: dict, log=print) -> list:
