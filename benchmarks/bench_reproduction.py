@@ -8,6 +8,7 @@ simulations of Figs 2 and 4, and Fig. 8 Fig. 2's η = 1 and 5 sweeps, through th
 share, as `jaxbandit reproduce ID ID ...` does. Target: under 5 minutes on the 2-core CPU (the paper: about 2
 hours on an M1 Pro laptop, 10 runs).
 seed002 (issue 5): corrupt-exp61, -exp62, -exp63 and corrupt-appendix at T = 10^5, 1000 runs (the paper's).
+seed003 (issue 15): dp-ftpl-fig1 ... dp-ftpl-fig7 at T = 10^6, 200 runs on instance 1 and 100 on instance 2.
 """
 from __future__ import annotations
 
@@ -42,6 +43,13 @@ PLANS = {
         section="## Seed 002 full reproduction (issue 5)",
         settings="Full settings (K = 10, T = 10^5, 1000 runs; Exp. 6.1: 7 algorithms; 6.2: 7 ε × 2; 6.3: 5 "
                  "algorithms; Appendix III: all three on scenarios 3 and 4); wall time with compilation.", target=""),
+    "seed003": dict(
+        plan=["dp-ftpl-fig1", "dp-ftpl-fig2", "dp-ftpl-fig3", "dp-ftpl-fig4", "dp-ftpl-fig5", "dp-ftpl-fig6",
+              "dp-ftpl-fig7"],
+        section="## Seed 003 full reproduction (issue 15)",
+        settings="Full settings (T = 10^6; instance 1, 9 arms, 200 runs; instance 2, 101 arms, 100 runs; Figs 4-5: "
+                 "4 + 4 policies with GDP-Elim-New on both instances; Figs 6-7: Gauss and New over 11-12 values of "
+                 "δ or ε); wall time with compilation.", target=""),
 }
 
 

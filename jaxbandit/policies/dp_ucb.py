@@ -23,6 +23,12 @@ marked. The privacy of each policy is that of its construction, stated per polic
                 was not available).
                 [our choice] The noise is drawn once per block and kept (the MATLAB code redraws every idle arm's
                 noise every round, an unbounded number of releases); the bonus uses the current t.
+
+Re-checked for seed 003 (experiments/dp_ftpl_findings.md): the paper's text is still not available; the first
+author's public code (a "continual_release_dp_algorithms.py" of another project, no bandit policy in it) has a
+hybrid counter with the full ε in each half and a tree depth of ln T, not ε/2 and log2 T: about 2.9x less noise
+than ours but not ε-DP as written (per-item loss up to about 2.44ε). We keep the ε-DP construction; ν of
+DP-UCB-BOUND and DP-UCB-INT's f, noise scale and bonus agree with both third-party re-implementations.
 """
 from __future__ import annotations
 
