@@ -313,3 +313,22 @@ def test_start_phase_longer_than_the_horizon_is_refused_before_compiling():
         jb.simulate("bernoulli", "dp-ftpl-beta", env_params={"means": [0.5] * 9}, horizon=5000, runs=2,
                     progress=False)
     assert len(engine._ADVANCE_CACHE) == before
+
+
+def test_an_epsilon_delta_grid_is_one_compilation_with_each_points_start_phase():
+    """ε and δ are traced: a grid whose points have different start phases (⌈N_G*⌉ = 8, 19, 45 pulls per arm) runs
+    in one compiled program, and each point equals its own simulation."""
+    from jaxbandit import engine
+    kw = dict(env="bernoulli", env_params={"means": MEANS}, policy="dp-ftpl-gauss", horizon=300, runs=3, seed=6,
+              progress=False)
+    points = [(1.0, 0.01), (1.0, math.exp(-10)), (1.0, 1e-10)]
+    before = len(engine._ADVANCE_CACHE)
+    grid = jb.sweep(grid={("policy.epsilon", "policy.delta"): points}, **kw)
+    fns = [entry[-1] for entry in list(engine._ADVANCE_CACHE.values())[before:]]
+    assert all(f._cache_size() == 1 for f in fns)
+    for i, (eps, delta) in enumerate(points):
+        alone = jb.simulate(policy_params={"epsilon": eps, "delta": delta}, **kw)
+        np.testing.assert_array_equal(grid.counts[i], alone.counts)
+        pulls = int(ftpl.start_pulls("dp-ftpl-gauss", eps, delta))
+        assert np.all(alone.counts >= pulls)
+    assert [int(ftpl.start_pulls("dp-ftpl-gauss", e, d)) for e, d in points] == [8, 19, 45]
