@@ -101,30 +101,41 @@ def gauss_feasible(epsilon, delta, horizon, num_arms) -> bool:
     return int(math.ceil(float(dist.gauss_start(epsilon, delta)))) * num_arms < horizon
 
 
-def fig6_configs(quick: bool):
-    """Instance 1: Gauss and New, each a sweep over δ at ε = 0 and at ε = 0.1."""
+# Figs 6 and 7 share one shape: Gauss and New on instance 1, final regret against one privacy parameter ("swept")
+# with the other ("fixed") held at each of two values.
+FINAL_SWEEPS = {  # figure: (fixed parameter, its values, swept parameter, its values, short name of the fixed one)
+    6: ("epsilon", FIG6_EPSILONS, "delta", FIG6_DELTAS, "eps"),
+    7: ("delta", FIG7_DELTAS, "epsilon", FIG7_EPSILONS, "delta"),
+}
+
+
+def _privacy(fixed, fixed_value, swept_value):
+    """(ε, δ) of a point of a Fig. 6/7 sweep."""
+    return (fixed_value, swept_value) if fixed == "epsilon" else (swept_value, fixed_value)
+
+
+def final_regret_configs(figure: int, quick: bool):
+    """Instance 1: Gauss and New, each one sweep over the swept parameter at each fixed value (Fig. 6: δ at ε = 0
+    and 0.1; Fig. 7: ε at δ = 1e-10 and 10^-3); Gauss's points whose start phase does not fit in T are left out."""
+    fixed, fixed_values, swept, swept_values, short = FINAL_SWEEPS[figure]
     inst = "instance 1"
     horizon, _ = settings(inst, quick)
     out = []
-    for eps in FIG6_EPSILONS:
+    for v in fixed_values:
         for name in ("dp-ftpl-gauss", "dp-ftpl-new"):
-            deltas = [d for d in FIG6_DELTAS if name != "dp-ftpl-gauss" or gauss_feasible(eps, d, horizon, 9)]
-            out.append(Config(f"{name} eps={eps:g}", _base(inst, name, quick, policy_params={"epsilon": eps},
-                                                           grid={"policy.delta": deltas})))
+            values = [x for x in swept_values
+                      if name != "dp-ftpl-gauss" or gauss_feasible(*_privacy(fixed, v, x), horizon, 9)]
+            out.append(Config(f"{name} {short}={v:g}", _base(inst, name, quick, policy_params={fixed: v},
+                                                             grid={f"policy.{swept}": values})))
     return out
+
+
+def fig6_configs(quick: bool):
+    return final_regret_configs(6, quick)
 
 
 def fig7_configs(quick: bool):
-    """Instance 1: Gauss and New, each a sweep over ε at δ = 1e-10 and at δ = 10^-3."""
-    inst = "instance 1"
-    horizon, _ = settings(inst, quick)
-    out = []
-    for delta in FIG7_DELTAS:
-        for name in ("dp-ftpl-gauss", "dp-ftpl-new"):
-            eps = [e for e in FIG7_EPSILONS if name != "dp-ftpl-gauss" or gauss_feasible(e, delta, horizon, 9)]
-            out.append(Config(f"{name} delta={delta:g}", _base(inst, name, quick, policy_params={"delta": delta},
-                                                               grid={"policy.epsilon": eps})))
-    return out
+    return final_regret_configs(7, quick)
 
 
 # ------------------------------------------------------------------------------------------------ summary.csv
@@ -238,63 +249,38 @@ def _uniform(ax, T):
     ax.axhline(uniform, color="tab:red", lw=1, ls="--", label=f"uniform play, {uniform:.3g}")
 
 
-def _fig6(results, out_dir):
+def _final_regret_figure(figure: int, results, out_dir):
     import matplotlib.pyplot as plt
+    fixed, fixed_values, swept, swept_values, short = FINAL_SWEEPS[figure]
+    symbol = {"epsilon": "ε", "delta": "δ"}
     fig, axes = plt.subplots(1, 2, figsize=(13, 5), squeeze=False)
     means = INSTANCES["instance 1"]
-    for ax, eps in zip(axes[0], FIG6_EPSILONS):
-        gauss, new = results[f"dp-ftpl-gauss eps={eps:g}"], results[f"dp-ftpl-new eps={eps:g}"]
+    for ax, v in zip(axes[0], fixed_values):
+        gauss, new = results[f"dp-ftpl-gauss {short}={v:g}"], results[f"dp-ftpl-new {short}={v:g}"]
         T = new.horizon
-        _final_vs(ax, gauss, "policy.delta", "dp-ftpl-gauss", "DP-FTPL-Gauss")
-        _final_vs(ax, new, "policy.delta", "dp-ftpl-new", "DP-FTPL-New")
-        grid = np.geomspace(min(FIG6_DELTAS), max(FIG6_DELTAS), 200)
-        feasible = [d for d in grid if gauss_feasible(eps, d, T, len(means))]
-        ax.plot(feasible, [start_regret("dp-ftpl-gauss", eps, d, means) for d in feasible], color=COLORS["dp-ftpl-gauss"],
-                ls=":", lw=1.2, label="Gauss's start-phase regret ⌈N_G*⌉ΣΔ")
-        ax.plot(grid, [theory.ftpl_new_bound(means, T, eps, d) for d in grid], color=COLORS["dp-ftpl-new"], ls=":",
-                lw=1.2, label="New: Theorem 16 upper bound")
-        _uniform(ax, T)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("δ")
-        ax.set_ylabel(f"pseudo-regret at T = {T:g}")
-        ax.set_title(f"instance 1, ε = {eps:g}" + ("; Gauss needs 9⌈1/(4πδ²)⌉ < T" if eps == 0 else ""),
-                     fontsize=10)
-        ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=7.5, loc="upper right")
-    fig.suptitle("Seed 003 Fig. 6: final regret against δ at fixed ε\n" + _caption(results, ["instance 1"]),
-                 fontsize=10)
-    fig.tight_layout()
-    plotting.save(fig, os.path.join(out_dir, "fig6.png"))
-
-
-def _fig7(results, out_dir):
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(13, 5), squeeze=False)
-    means = INSTANCES["instance 1"]
-    for ax, delta in zip(axes[0], FIG7_DELTAS):
-        gauss, new = results[f"dp-ftpl-gauss delta={delta:g}"], results[f"dp-ftpl-new delta={delta:g}"]
-        T = new.horizon
-        _final_vs(ax, gauss, "policy.epsilon", "dp-ftpl-gauss", "DP-FTPL-Gauss")
-        _final_vs(ax, new, "policy.epsilon", "dp-ftpl-new", "DP-FTPL-New")
-        grid = np.geomspace(min(FIG7_EPSILONS), max(FIG7_EPSILONS), 200)
-        feasible = [e for e in grid if gauss_feasible(e, delta, T, len(means))]
-        ax.plot(feasible, [start_regret("dp-ftpl-gauss", e, delta, means) for e in feasible],
+        _final_vs(ax, gauss, f"policy.{swept}", "dp-ftpl-gauss", "DP-FTPL-Gauss")
+        _final_vs(ax, new, f"policy.{swept}", "dp-ftpl-new", "DP-FTPL-New")
+        grid = np.geomspace(min(swept_values), max(swept_values), 200)
+        feasible = [x for x in grid if gauss_feasible(*_privacy(fixed, v, x), T, len(means))]
+        ax.plot(feasible, [start_regret("dp-ftpl-gauss", *_privacy(fixed, v, x), means) for x in feasible],
                 color=COLORS["dp-ftpl-gauss"], ls=":", lw=1.2, label="Gauss's start-phase regret ⌈N_G*⌉ΣΔ")
-        ax.plot(grid, [theory.ftpl_new_bound(means, T, e, delta) for e in grid], color=COLORS["dp-ftpl-new"], ls=":",
-                lw=1.2, label="New: Theorem 16 upper bound")
+        ax.plot(grid, [theory.ftpl_new_bound(means, T, *_privacy(fixed, v, x)) for x in grid],
+                color=COLORS["dp-ftpl-new"], ls=":", lw=1.2, label="New: Theorem 16 upper bound")
         _uniform(ax, T)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel("ε")
+        ax.set_ylim(bottom=0.3 * min(np.min(gauss.mean()[:, -1]), np.min(new.mean()[:, -1])))
+        ax.set_xlabel(symbol[swept])
         ax.set_ylabel(f"pseudo-regret at T = {T:g}")
-        ax.set_title(f"instance 1, δ = {delta:g}", fontsize=10)
+        dropped = len(swept_values) - len(gauss.grid[f"policy.{swept}"])
+        note = f"; Gauss's start phase exceeds T at {dropped} of the {len(swept_values)} values" if dropped else ""
+        ax.set_title(f"instance 1, {symbol[fixed]} = {v:g}{note}", fontsize=10)
         ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=7.5, loc="upper right")
-    fig.suptitle("Seed 003 Fig. 7: final regret against ε at fixed δ\n" + _caption(results, ["instance 1"]),
-                 fontsize=10)
+        ax.legend(fontsize=7.5, loc="lower left")
+    fig.suptitle(f"Seed 003 Fig. {figure}: final regret against {symbol[swept]} at fixed {symbol[fixed]}\n"
+                 + _caption(results, ["instance 1"]), fontsize=10)
     fig.tight_layout()
-    plotting.save(fig, os.path.join(out_dir, "fig7.png"))
+    plotting.save(fig, os.path.join(out_dir, f"fig{figure}.png"))
 
 
 # ------------------------------------------------------------------------------ Figs 1-3: Lemma 8's band (analytic)
@@ -439,7 +425,7 @@ EXPERIMENTS = [
                "seed 003 Fig. 5: DP-FTPL-New vs DP-UCB, DP-UCB-BOUND, DP-SE, eps 1 and 0.1, T=1e6",
                fig5_configs, _fig5, summary_rows),
     Experiment("dp-ftpl-fig6", "Seed 003 Fig. 6", "seed 003 Fig. 6: Gauss vs New, final regret against delta, T=1e6",
-               fig6_configs, _fig6, summary_rows),
+               fig6_configs, lambda results, out: _final_regret_figure(6, results, out), summary_rows),
     Experiment("dp-ftpl-fig7", "Seed 003 Fig. 7", "seed 003 Fig. 7: Gauss vs New, final regret against eps, T=1e6",
-               fig7_configs, _fig7, summary_rows),
+               fig7_configs, lambda results, out: _final_regret_figure(7, results, out), summary_rows),
 ]
