@@ -122,11 +122,12 @@ def ldp_rr_upper_bound(means, epsilon, horizon):
 # Wang & Zhu, "Optimal Learning Policies for Differential Privacy in Multi-armed Bandits", JMLR 25 (2024). log is
 # natural; T the horizon; ε, δ the privacy levels (either may be 0, not both, where the paper allows it).
 
-def ftpl_lower_bound(horizon, epsilon, delta, c0: float = 1.0, alpha: float = 0.5) -> float:
+def global_dp_lower_bound(horizon, epsilon, delta, c0: float = 1.0, alpha: float = 0.5) -> float:
     """Seed 003 Theorem 4: for an (ε, δ)-global-DP policy whose regret is at most c0·T^α on every instance, some
     2-armed Bernoulli instance has Reg(T) ≥ Λ/(16ε), Λ = log[((e^ε − 1)T^{1−α} + 5δT^{1−α})/(40c0(e^ε − 1) +
     5δT^{1−α})]. Valid for T ≥ 3Λ/ε (ValueError otherwise); 0 where Λ ≤ 0. Spec oracles (c0 = 1, α = ½, T = 10⁶):
-    0.16881 at (1, .01), 0.20118 at (1, 0), 0.65733 at (0.1, .01). ε > 0."""
+    0.16881 at (1, .01), 0.20118 at (1, 0), 0.65733 at (0.1, .01). ε > 0. It bounds globally private policies only
+    (Definition 3); for one-step (ε, δ)-DP policies such as DP-FTPL no lower bound is known (Remark 7)."""
     if not epsilon > 0:
         raise ValueError(f"epsilon={epsilon!r} is outside the valid range (0, inf) of Theorem 4")
     e, d = math.expm1(float(epsilon)), float(delta)
@@ -138,7 +139,7 @@ def ftpl_lower_bound(horizon, epsilon, delta, c0: float = 1.0, alpha: float = 0.
     return max(lam, 0.0) / (16 * epsilon)
 
 
-def ftpl_lower_bound_rate(num_arms, horizon, epsilon, delta) -> float:
+def global_dp_lower_bound_rate(num_arms, horizon, epsilon, delta) -> float:
     """Seed 003 Remark 6, the N-arm form of Theorem 4: Reg(T) = Ω((N/ε) log[((e^ε − 1)T + δT)/((e^ε − 1) + δT)]).
     An order, not a bound: the paper gives no constant for N arms (Theorem 4's explicit one is for 2 arms), so this
     returns the rate with constant 1. Grows like (N/ε) log T at δ = 0 and is bounded in T for δ > 0."""

@@ -189,17 +189,22 @@ def test_elim_release_commits_with_the_exact_probability(eps, delta):
     N, sums = 20, [14.0, 5.0]  # μ̂ = (0.7, 0.25), Δ(1) = 0.5
     policy = policies.get("gdp-elim-new", 2)
     params = _elim_params(eps, delta, 1e6)
-    inner = ftpl.ElimState(jnp.asarray(sums), jnp.asarray(1, jnp.int32), jnp.asarray(N, jnp.int32),
+    inner = ftpl.ElimState(jnp.asarray(sums), jnp.zeros(2), jnp.asarray(1, jnp.int32), jnp.asarray(N, jnp.int32),
                            jnp.asarray(-1, jnp.int32))
     state = PhasedState(inner, jnp.asarray(2 * N - 1, jnp.int32), jnp.asarray(2 * N, jnp.int32))
     keys = jax.random.split(prng.key(7), 60_000)
 
     def one(k):
         rng = StepRandom(k, policy.draw(k, 1, params)[0])
-        return policy.update(rng, state, jnp.int32(1), jnp.float32(0.0), params).inner.committed
+        return policy.update(rng, state, jnp.int32(1), jnp.float32(0.0), params).inner
 
-    committed = np.asarray(jax.jit(jax.vmap(one))(keys))
+    after = jax.jit(jax.vmap(one))(keys)
+    committed = np.asarray(after.committed)
     assert set(np.unique(committed)) <= {-1, 0, 1}
+    # the next phase starts on fresh data: phase 2, N(2) pulls, this phase's sums forgotten
+    np.testing.assert_array_equal(after.sums, 0)
+    assert set(np.asarray(after.phase)) == {2}
+    assert set(np.asarray(after.pulls)) == {int(ftpl.elim_phase_pulls(jnp.asarray(2), params))}
 
     def p_commit(d):
         mu = [s / N for s in sums]
@@ -211,9 +216,10 @@ def test_elim_release_commits_with_the_exact_probability(eps, delta):
     assert abs(p_commit(delta) - exact) > 10 * math.sqrt(exact * (1 - exact) / len(keys))
 
 
-def test_elim_lemma9_band_at_half_delta_and_a_planted_bug():
+def test_elim_release_law_meets_lemma9_at_half_delta_not_at_delta():
     """Lemma 9 at δ/2 for the phase-end law D(N; μ̂, ε, δ/2) and its neighbour shifted by 1/N, over all intervals
-    [x, y] of a fine grid (exact CDFs, float64): holds; drawn at δ instead (the bug) it breaks by δ/2."""
+    [x, y] of a fine grid (exact CDFs, float64): holds; the law at δ breaks it by δ/2, which is why Algorithm 4 draws
+    at δ/2 (that the policy does is the exact-probability test above)."""
     from jaxbandit.privacy import ftpl as dist
     eps, delta, n = 1.0, 0.02, 40
     with jax.enable_x64(True):
@@ -285,8 +291,8 @@ def test_new_step_audit_catches_a_planted_bug(planted, monkeypatch):
     excess = lo - math.exp(eps) * hi
     if planted:
         assert excess > delta + 0.1, excess
-    else:
-        assert delta - 0.02 < excess <= delta, excess  # near the claim: the step is tight there
+    else:  # near the claim: the step is tight there (expected δ − 0.016 from the bounds' widths, sd 0.0024)
+        assert delta - 0.03 < excess <= delta, excess
 
 
 # ------------------------------------------------------------------------------------------------------ errors
@@ -298,7 +304,9 @@ def test_new_step_audit_catches_a_planted_bug(planted, monkeypatch):
     ("dp-ftpl-new", {"epsilon": 0.0, "delta": 0.0}, "needs epsilon > 0 or delta > 0"),
     ("gdp-elim-new", {"epsilon": 0.0, "delta": 0.0}, "needs epsilon > 0 or delta > 0"),
     ("gdp-elim-new", {"delta": 1.5}, r"delta=1.5 is outside the valid range \[0, 1\)"),
-    ("dp-ftpl-new", {"horizon": -5.0}, r"horizon=-5 is outside"),
+    ("dp-ftpl-new", {"horizon": -5.0}, r"horizon=-5 must be 0 \(the run's horizon\) or a number in \[2, inf\)"),
+    ("gdp-elim-new", {"horizon": 1.0}, r"horizon=1 must be 0"),
+    ("dp-ftpl-new", {"epsilon": 90.0}, r"epsilon=90 is outside the valid range \[0, 50\]"),
 ])
 def test_parameter_errors(name, params, match):
     with pytest.raises(ValueError, match=match):
@@ -334,22 +342,19 @@ def test_an_epsilon_delta_grid_is_one_compilation_with_each_points_start_phase()
     assert [int(ftpl.start_pulls("dp-ftpl-gauss", e, d)) for e, d in points] == [8, 19, 45]
 
 
-@pytest.mark.parametrize("kind, n", [("gauss", 8), ("beta", 827), ("beta", 50_000), ("new", 7), ("new-laplace", 3),
+@pytest.mark.parametrize("kind, n", [("beta", 827), ("beta", 50_000), ("new", 7), ("new-laplace", 3),
                                      ("new-uniform", 10)])
 def test_perturbation_draws_as_the_policies_make_them(kind, n):
-    """θ drawn as the policies draw it (float32, their noise), against the exact CDF (float64): Kolmogorov-Smirnov
-    at false-alarm rate 10^-6 on 2·10^5 draws. Gauss N(μ̂, 2/n); Beta(R + 1 + k, n − R + 1 + k) with k = ⌊n/8⌋ + 1
-    (exact sampler, large shapes); New D(n; x0, ε, δ) by inverse CDF, and its δ = 0 and ε = 0 limits."""
+    """θ drawn by the library functions the policies call (float32, their noise), against the exact CDF (float64):
+    Kolmogorov-Smirnov at false-alarm rate 10^-6 on 2·10^5 draws. Beta(R + 1 + k, n − R + 1 + k) with k = ⌊n/8⌋ + 1
+    (exact sampler, large shapes); New D(n; x0, ε, δ) by inverse CDF, and its δ = 0 and ε = 0 limits. (Gauss's
+    N(μ̂, 2/n) is a scaled normal: its law is checked through `select`, above.)"""
     from jaxbandit import sampling
     from jaxbandit.privacy import ftpl as dist
     from tests.helpers import assert_cdf
     m = 200_000
     key = prng.key(21)
-    if kind == "gauss":
-        z = jax.random.normal(key, (m,))
-        theta = 0.4 + z * jnp.sqrt(2.0 / n)
-        cdf = stats.norm(0.4, math.sqrt(2 / n)).cdf
-    elif kind == "beta":
+    if kind == "beta":
         k = n // 8 + 1
         a, b = 0.3 * n + 1 + k, 0.7 * n + 1 + k
         theta = sampling.beta(key, jnp.full((m,), a), jnp.full((m,), b), sampling.draw_beta_noise(key, (m,)))
@@ -367,3 +372,20 @@ def test_perturbation_draws_as_the_policies_make_them(kind, n):
     theta = np.asarray(theta, np.float64)
     assert np.all(np.isfinite(theta))
     assert_cdf(theta, cdf, what=kind)
+
+
+def test_elim_phase_sums_stay_exact_beyond_float32_integers():
+    """A phase can hold more 1-rewards than float32 counts exactly (2^24): the Kahan-compensated sum keeps the
+    phase mean exact where a plain float32 sum would stop growing (float32(2^24) + 1 == 2^24)."""
+    policy = policies.get("gdp-elim-new", 2)
+    params = _elim_params(1.0, 0.01, 1e6)
+    big = float(2 ** 24)
+    inner = ftpl.ElimState(jnp.asarray([big, 0.0]), jnp.zeros(2), jnp.asarray(1, jnp.int32),
+                           jnp.asarray(10 ** 8, jnp.int32), jnp.asarray(-1, jnp.int32))
+    state = PhasedState(inner, jnp.asarray(0, jnp.int32), jnp.asarray(2 * 10 ** 8, jnp.int32))
+    rng = StepRandom(None, jnp.full(2, 0.5))
+    step = jax.jit(lambda s: policy.update(rng, s, jnp.int32(0), jnp.float32(1.0), params))
+    for _ in range(5):
+        state = step(state)
+    exact = np.float64(state.inner.sums[0]) - np.float64(state.inner.comp[0])
+    assert exact == big + 5 and float(jnp.float32(big) + 1) == big

@@ -12,32 +12,32 @@ I2 = [0.3 + 0.004 * i for i in range(101)]
 
 
 def test_lower_bound_oracles():
-    assert theory.ftpl_lower_bound(1e6, 1.0, 0.01) == pytest.approx(0.16881, abs=5e-6)
-    assert theory.ftpl_lower_bound(1e6, 1.0, 0.0) == pytest.approx(0.20118, abs=5e-6)
-    assert theory.ftpl_lower_bound(1e6, 0.1, 0.01) == pytest.approx(0.65733, abs=5e-6)
+    assert theory.global_dp_lower_bound(1e6, 1.0, 0.01) == pytest.approx(0.16881, abs=5e-6)
+    assert theory.global_dp_lower_bound(1e6, 1.0, 0.0) == pytest.approx(0.20118, abs=5e-6)
+    assert theory.global_dp_lower_bound(1e6, 0.1, 0.01) == pytest.approx(0.65733, abs=5e-6)
     with pytest.raises(ValueError, match="validity condition"):
-        theory.ftpl_lower_bound(20, 0.01, 0.0, c0=0.001)
+        theory.global_dp_lower_bound(20, 0.01, 0.0, c0=0.001)
     with pytest.raises(ValueError, match="epsilon=0"):
-        theory.ftpl_lower_bound(1e6, 0, 0.01)
+        theory.global_dp_lower_bound(1e6, 0, 0.01)
 
 
 def test_lower_bound_shapes():
     """Non-increasing in δ; non-increasing in ε for δ ≤ 0.1; like log T at δ = 0, bounded in T for δ > 0."""
     deltas = np.geomspace(1e-8, 1, 40)
     for eps in (0.01, 0.1, 1.0, 5.0):
-        values = [theory.ftpl_lower_bound(1e6, eps, d) for d in deltas]
+        values = [theory.global_dp_lower_bound(1e6, eps, d) for d in deltas]
         assert np.all(np.diff(values) <= 1e-12)
     for d in (0.0, 1e-4, 0.1):
-        values = [theory.ftpl_lower_bound(1e6, e, d) for e in np.geomspace(1e-4, 10, 40)]
+        values = [theory.global_dp_lower_bound(1e6, e, d) for e in np.geomspace(1e-4, 10, 40)]
         assert np.all(np.diff(values) <= 1e-12)
-    grow = [theory.ftpl_lower_bound(T, 1.0, 0.0) for T in (1e6, 1e8, 1e10)]
+    grow = [theory.global_dp_lower_bound(T, 1.0, 0.0) for T in (1e6, 1e8, 1e10)]
     assert grow[1] - grow[0] == pytest.approx(grow[2] - grow[1], rel=1e-3) and grow[2] > grow[1] > 0
     limit = math.log((math.expm1(1.0) + 0.05) / 0.05) / 16  # Remark 5: T → ∞ at δ = 0.01
-    flat = [theory.ftpl_lower_bound(T, 1.0, 0.01) for T in (1e8, 1e10, 1e12)]
+    flat = [theory.global_dp_lower_bound(T, 1.0, 0.01) for T in (1e8, 1e10, 1e12)]
     assert flat[0] < flat[1] < flat[2] < limit and limit - flat[2] < 1e-3 * limit
-    rate = [theory.ftpl_lower_bound_rate(9, T, 1.0, 0.01) for T in (1e8, 1e12)]
+    rate = [theory.global_dp_lower_bound_rate(9, T, 1.0, 0.01) for T in (1e8, 1e12)]
     assert rate[1] == pytest.approx(rate[0], rel=1e-4)  # Remark 6: bounded in T when δ > 0
-    assert theory.ftpl_lower_bound_rate(9, 1e6, 1.0, 0.0) == pytest.approx(9 * math.log((math.e - 1) * 1e6 / (math.e - 1)))
+    assert theory.global_dp_lower_bound_rate(9, 1e6, 1.0, 0.0) == pytest.approx(9 * math.log((math.e - 1) * 1e6 / (math.e - 1)))
 
 
 def test_upper_bounds():

@@ -33,3 +33,13 @@ def uniform_draw(key, steps, params):
     return jax.random.uniform(key, (steps,))
 
 
+
+
+def capped_pulls(n, per):
+    """A whole number of pulls ``n`` (a float) as int32, capped at ⌊(2^31 − 1)/per⌋ so that ``n·per`` fits in int32
+    (``per``: the arms that share a phase, int ≥ 1, traced or not). A phase that long never ends within a run.
+    Exact where a float32 cap would not be: the float comparison may round the cap up, the integer minimum after
+    it does not."""
+    cap = jnp.asarray((2 ** 31 - 1) // jnp.maximum(jnp.asarray(per, jnp.int32), 1), jnp.int32)
+    fits = n < cap.astype(n.dtype)
+    return jnp.minimum(jnp.where(fits, jnp.where(fits, n, 0).astype(jnp.int32), cap), cap)

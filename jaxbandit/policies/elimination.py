@@ -24,11 +24,10 @@ import jax
 import jax.numpy as jnp
 
 from jaxbandit import checks
-from jaxbandit.policies.common import onehot
+from jaxbandit.policies.common import capped_pulls, onehot
 from jaxbandit.policies.phased import phased, round_robin
 from jaxbandit.types import Policy
 
-_MAX_PULLS = 2 ** 31 - 1  # R_e · |S| must fit in int32; an epoch that long never ends within a run anyway
 
 
 class DPSEParams(NamedTuple):
@@ -55,8 +54,7 @@ def epoch_pulls(n_active, epoch, params, dtype=jnp.float32):
     l8, l4 = _logs(n_active, epoch, params, dtype)
     gap = jnp.exp2(-epoch.astype(dtype))
     r = jnp.floor(jnp.maximum(32 * l8 / gap ** 2, 8 * l4 / (params.epsilon.astype(dtype) * gap))) + 1
-    cap = _MAX_PULLS // jnp.maximum(n_active, 1)
-    return jnp.minimum(r, cap.astype(dtype)).astype(jnp.int32)
+    return capped_pulls(r, n_active)
 
 
 def eliminate(active, estimates, threshold):

@@ -20,18 +20,17 @@ import jax
 import jax.numpy as jnp
 
 from jaxbandit import checks, sampling
-from jaxbandit.policies.common import onehot
+from jaxbandit.policies.common import capped_pulls, onehot
 from jaxbandit.policies.phased import phased
 from jaxbandit.privacy import ftpl as dist
 from jaxbandit.types import Claim, Policy
 
 __all__ = ["dp_ftpl_gauss", "dp_ftpl_beta", "dp_ftpl_new", "gdp_elim_new", "FTPLParams", "NewParams", "FTPLState",
-           "ElimState", "start_pulls", "elim_phase_pulls"]
+           "ElimState", "start_pulls", "elim_phase_pulls", "MAX_EPSILON"]
 
 _DP = "one-step (ε, δ)-DP of each arm choice given the history, one reward changed (Wang & Zhu 2024, Def. 1)"
 _GLOBAL_DP = ("(ε, δ)-global DP of the whole action sequence under any revision rule with at most one expected "
               "revision (Wang & Zhu 2024, Def. 3)")
-_MAX_PULLS = 2 ** 31 - 1  # N(k)·K must fit in int32; a phase that long never ends within a run anyway
 
 
 class FTPLParams(NamedTuple):
@@ -46,7 +45,7 @@ class NewParams(NamedTuple):
 
 
 class FTPLState(NamedTuple):
-    ones: jax.Array    # float[K]: R_i, Bernoulli trials equal to 1
+    ones: jax.Array    # int32[K]: R_i, Bernoulli trials equal to 1 (an integer: a float32 count stops at 2^24)
     counts: jax.Array  # int32[K]: n_i
     step: jax.Array    # int32: rounds played
 
@@ -62,16 +61,16 @@ def start_pulls(name: str, epsilon, delta):
 
 def _init(num_arms):
     def init(params):
-        return FTPLState(jnp.zeros(num_arms), jnp.zeros(num_arms, jnp.int32), jnp.zeros((), jnp.int32))
+        return FTPLState(jnp.zeros(num_arms, jnp.int32), jnp.zeros(num_arms, jnp.int32), jnp.zeros((), jnp.int32))
     return init
 
 
 def _update(num_arms):
     def update(rng, state, arm, obs, params):
         u = rng.noise[-1]
-        trial = (u < obs).astype(state.ones.dtype)  # Agrawal–Goyal: a reward in [0, 1] as a Bernoulli trial
+        trial = (u < obs).astype(jnp.int32)  # Agrawal–Goyal: a reward in [0, 1] as a Bernoulli trial
         hit = onehot(arm, num_arms)
-        return FTPLState(state.ones + hit.astype(state.ones.dtype) * trial, state.counts + hit, state.step + 1)
+        return FTPLState(state.ones + hit * trial, state.counts + hit, state.step + 1)
     return update
 
 
@@ -104,11 +103,17 @@ def _bind_horizon(params, horizon):
                                              jnp.asarray(horizon, params.horizon.dtype)))
 
 
+MAX_EPSILON = 50.0  # e^ε overflows float32 beyond ε ≈ 88; at ε = 50 the truncated Laplace law protects nothing
+
+
 def _validate_new(name):
     def validate(params):
-        checks.in_range("epsilon", params.epsilon, 0.0, high_open=True)
+        checks.in_range("epsilon", params.epsilon, 0.0, MAX_EPSILON)
         checks.in_range("delta", params.delta, 0.0, 1.0, high_open=True)
-        checks.in_range("horizon", params.horizon, 0.0, high_open=True)
+        T = float(params.horizon)
+        if not (T == 0 or 2 <= T < float("inf")):  # log T > 0 and N(1) ≥ 1 need T ≥ 2
+            raise ValueError(f"horizon={checks._fmt(params.horizon)} must be 0 (the run's horizon) or a number in "
+                             "[2, inf): the T known to the algorithm")
         if float(params.epsilon) == 0 and float(params.delta) == 0:
             raise ValueError(f"{name} needs epsilon > 0 or delta > 0 (epsilon=0 and delta=0 give no distribution, "
                              "Lemma 15)")
@@ -131,8 +136,8 @@ def dp_ftpl_gauss(num_arms: int) -> Policy:
         return jax.random.normal(kz, (steps, num_arms)), jax.random.uniform(ku, (steps,))
 
     def select(rng, state, params):
-        n = jnp.maximum(state.counts, 1).astype(state.ones.dtype)
-        theta = state.ones / n + rng.noise[0] * jnp.sqrt(2 / n)
+        n = jnp.maximum(state.counts, 1).astype(rng.noise[0].dtype)
+        theta = state.ones.astype(n.dtype) / n + rng.noise[0] * jnp.sqrt(2 / n)
         return _start(num_arms, pulls(params), state, jnp.argmax(theta))
 
     return Policy("dp-ftpl-gauss", num_arms, _init(num_arms), draw, select, _update(num_arms),
@@ -154,9 +159,10 @@ def dp_ftpl_beta(num_arms: int) -> Policy:
         return sampling.draw_beta_noise(kb, (steps, num_arms)), jax.random.uniform(ku, (steps,))
 
     def select(rng, state, params):
-        k = (dist.beta_pseudo_count(state.counts)).astype(state.ones.dtype)
-        a = state.ones + 1 + k
-        b = state.counts.astype(a.dtype) - state.ones + 1 + k
+        k = dist.beta_pseudo_count(state.counts)
+        dtype = jnp.result_type(float)
+        a = (state.ones + 1 + k).astype(dtype)
+        b = (state.counts - state.ones + 1 + k).astype(dtype)
         theta = sampling.beta(rng.key, a, b, rng.noise[0])
         return _start(num_arms, pulls(params), state, jnp.argmax(theta))
 
@@ -180,9 +186,9 @@ def dp_ftpl_new(num_arms: int) -> Policy:
         return jax.random.uniform(kv, (steps, num_arms)), jax.random.uniform(ku, (steps,))
 
     def select(rng, state, params):
-        n = jnp.maximum(state.counts, 1).astype(state.ones.dtype)
+        n = jnp.maximum(state.counts, 1).astype(rng.noise[0].dtype)
         T = params.horizon.astype(n.dtype)
-        x0 = state.ones / n + jnp.sqrt(jnp.log(T) / n) + dist.tail_log(T, params.epsilon, params.delta) / n
+        x0 = state.ones.astype(n.dtype) / n + jnp.sqrt(jnp.log(T) / n) + dist.tail_log(T, params.epsilon, params.delta) / n
         theta = dist.new_quantile(rng.noise[0], n, x0, params.epsilon, params.delta)
         return jnp.where(state.step < num_arms, state.step, jnp.argmax(theta)).astype(jnp.int32)
 
@@ -200,17 +206,18 @@ def dp_ftpl_new(num_arms: int) -> Policy:
 
 
 class ElimState(NamedTuple):
-    sums: jax.Array       # float[K]: rewards of the current phase (each phase uses fresh data)
+    sums: jax.Array       # float[K]: rewards of the current phase (each phase uses fresh data), Kahan-compensated
+    comp: jax.Array       # float[K]: their compensation (a phase may hold more than float32's 2^24 exact integers)
     phase: jax.Array      # int32 k, from 1
     pulls: jax.Array      # int32 N(k): pulls of every arm in phase k
     committed: jax.Array  # int32: the arm exploited for good, -1 before the commit
 
 
 def elim_phase_pulls(phase, params):
-    """N(k) = ⌈max{32 log T/Δ(k)², 4 r_k N(k)/Δ(k)}⌉ with Δ(k) = 2^-k and r_k N(k) = log[(T²(e^ε − 1) + T²δ)/
-    (2(e^ε − 1) + T²δ)]/ε (seed 003 Algorithm 4, line 4; its limit (T² − 2)/(T²δ) at ε = 0); ⌈·⌉ is our rounding
-    (the paper gives none). Capped so that N(k)·K fits in int32. Example (spec §3.4): ε = 1, δ = 0.01, T = 10⁶ gives
-    1769, 7074, 28295, 113177, 452707, 1810827."""
+    """N(k) = ⌈max{32 log T/Δ(k)², (4/(Δ(k)ε))·log[(T²(e^ε − 1) + T²δ)/(2(e^ε − 1) + T²δ)]}⌉ with Δ(k) = 2^-k (seed 003
+    Algorithm 4, line 4; the second term's limit at ε = 0 is 4(T² − 2)/(Δ(k)T²δ)), as a float; ⌈·⌉ is our rounding
+    (the paper gives none). Example (spec §3.4): ε = 1, δ = 0.01, T = 10⁶ gives 1769, 7074, 28295, 113177, 452707,
+    1810827."""
     dtype = jnp.result_type(float)
     T = params.horizon.astype(dtype)
     gap = jnp.exp2(-phase.astype(dtype))
@@ -231,10 +238,11 @@ def gdp_elim_new(num_arms: int) -> Policy:
 
     def init(params):
         k = jnp.asarray(1, jnp.int32)
-        return ElimState(jnp.zeros(num_arms), k, _capped(elim_phase_pulls(k, params)), jnp.asarray(-1, jnp.int32))
+        zero = jnp.zeros(num_arms)
+        return ElimState(zero, zero, k, _capped(elim_phase_pulls(k, params)), jnp.asarray(-1, jnp.int32))
 
     def _capped(n):
-        return jnp.minimum(n, _MAX_PULLS // num_arms).astype(jnp.int32)
+        return capped_pulls(n, num_arms)  # N(k)·K fits in int32
 
     def draw(key, steps, params):
         return jax.random.uniform(key, (steps, num_arms))  # the phase-end draws θ_i, by inverse CDF
@@ -247,17 +255,22 @@ def gdp_elim_new(num_arms: int) -> Policy:
         return jnp.where(inner.committed >= 0, inner.committed, state.count % num_arms).astype(jnp.int32)
 
     def observe(rng, state, arm, obs, params):
-        return state._replace(sums=state.sums + onehot(arm, num_arms, state.sums.dtype) * obs)
+        hit = onehot(arm, num_arms) == 1
+        y = obs - state.comp  # Kahan: exact for 0/1 rewards below 2^24, compensated beyond
+        total = state.sums + y
+        comp = (total - state.sums) - y
+        return state._replace(sums=jnp.where(hit, total, state.sums), comp=jnp.where(hit, comp, state.comp))
 
     def release(rng, state, arm, length, params):
         n = state.pulls.astype(state.sums.dtype)
-        theta = dist.new_quantile(rng.noise, n, state.sums / n, params.epsilon, params.delta / 2)
+        theta = dist.new_quantile(rng.noise, n, (state.sums - state.comp) / n, params.epsilon, params.delta / 2)
         best = jnp.argmax(theta)
         runner_up = jnp.max(jnp.where(jnp.arange(num_arms) == best, -jnp.inf, theta))
         gap = jnp.exp2(-state.phase.astype(theta.dtype))
         committed = jnp.where(theta[best] >= runner_up + gap, best, -1).astype(jnp.int32)
         k = state.phase + 1
-        return ElimState(jnp.zeros_like(state.sums), k, _capped(elim_phase_pulls(k, params)), committed)
+        zero = jnp.zeros_like(state.sums)
+        return ElimState(zero, zero, k, _capped(elim_phase_pulls(k, params)), committed)
 
     def check_horizon(params, horizon):
         if num_arms > horizon:

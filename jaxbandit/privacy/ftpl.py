@@ -11,7 +11,7 @@ F ≤ e^ε F' + δ and 1 − F ≤ e^ε (1 − F') + δ everywhere (`band_violat
 * The new distribution D(n; x0, ε, δ) (Lemma 15; DP-FTPL-New, GDP-Elim-New): a Laplace law of scale 1/(nε) about
   x0, truncated symmetrically at ±Δ_x = log(A)/(nε), A = 1 + (e^ε − 1)/(2δ) (`new_cdf`, `new_quantile`,
   `new_half_width`, `new_moments`). It meets Lemma 8 for every n ≥ 1, with equality: F(x) − e^ε F(x − 1/n) = δ
-  across the left half of the support. Its limits are handled by the same formulas, not by NaN or inf: δ = 0 is the
+  for every x in [x0 − Δ_x + 1/n, x0]. Its limits are handled by the same formulas, not by NaN or inf: δ = 0 is the
   Laplace law (unbounded support), ε = 0 the uniform law on x0 ± 1/(2nδ).
 
 All functions are jittable and vmappable in ε, δ, n (ε, δ may be traced: an (ε, δ) grid is one compilation).
