@@ -130,8 +130,8 @@ def check(env: Env, policy: Policy, privatizer: Privatizer, params) -> None:
 
 
 def check_horizon(policy: Policy, params, horizon: int):
-    """``params`` with the policy's horizon-dependent parameters filled (its ``bind_horizon``), after the policy's
-    checks of them against the horizon (its ``check_horizon``, where concrete)."""
+    """``params`` with the policy's horizon-dependent parameters filled (its ``bind_horizon``), then checked against
+    the horizon (its ``check_horizon``, where concrete)."""
     if policy.bind_horizon is not None:
         params = params._replace(policy=policy.bind_horizon(params.policy, horizon))
     if policy.check_horizon is not None and not any(isinstance(x, jax.core.Tracer)

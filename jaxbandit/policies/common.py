@@ -33,8 +33,6 @@ def uniform_draw(key, steps, params):
     return jax.random.uniform(key, (steps,))
 
 
-
-
 def capped_pulls(n, per):
     """A whole number of pulls ``n`` (a float) as int32, capped at ⌊(2^31 − 1)/per⌋ so that ``n·per`` fits in int32
     (``per``: the arms that share a phase, int ≥ 1, traced or not). A phase that long never ends within a run.

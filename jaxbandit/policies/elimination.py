@@ -29,7 +29,6 @@ from jaxbandit.policies.phased import phased, round_robin
 from jaxbandit.types import Policy
 
 
-
 class DPSEParams(NamedTuple):
     epsilon: jax.Array  # ε of ε-DP
     beta: jax.Array     # failure probability; 1/T is the paper's choice
