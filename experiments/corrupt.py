@@ -177,7 +177,7 @@ def exp61_panel(ax, results, means, prefix="", zoom=False):
         if np.nanmin(bound) < top:
             ax.plot(t, bound, color="gray", ls=":", label=text)
         else:  # every value above the panel: said in words, not as a legend entry for a line nobody sees
-            ax.text(0.99, 0.98, text + ", above this panel", transform=ax.transAxes, ha="right", va="top",
+            ax.text(0.02, 0.80, text + ",\nabove this panel", transform=ax.transAxes, ha="left", va="top",
                     fontsize=7.5, color="0.3")
         ax.set_xscale("log")
         ax.set_ylim(0, top)
