@@ -7,7 +7,8 @@ float32 ulps; regret and counts unchanged) when the engine began to sum Σ_a Δ_
 (`jaxbandit.engine.ordered_sum`). The recorded value came from XLA's vectorized reduction, whose order follows the
 CPU's vector width: the recording commit itself gave other last bits on an AVX-512 machine.
 
-Components added after the refactor (seed 003's dp-ftpl-* and gdp-elim-new) have no pre-refactor values: their entries are recorded
+Components added after the refactor (seed 003's dp-ftpl-* and gdp-elim-new, seed 004's dp-rucb, dp-rse,
+ldp-rse, pareto and student-t) have no pre-refactor values: their entries are recorded
 by the engine of the commit that added them (``python -m tests.golden --add-missing``), as a regression record from
 then on."""
 from __future__ import annotations
@@ -54,6 +55,13 @@ POLICY_CASES = {
     # T known to the algorithm set to 2, so that phase 1 (89 pulls of each arm) ends and commits within the run
     "gdp-elim-new": ("bernoulli", {"means": [0.2, 0.9]}, {"epsilon": 5.0, "delta": 0.1, "horizon": 2.0}, "identity",
                      {}, HORIZON),
+    # seed 004 on Pareto arms, with constants scaled down so that arms are told apart (and epochs end) within T
+    "dp-rucb": ("pareto", {"means": MEANS4, "v": 0.9}, {"epsilon": 1.0, "v": 0.9, "u": 2.0, "bonus": 0.5},
+                "identity", {}, HORIZON),
+    "dp-rse": ("pareto", {"means": MEANS4, "v": 0.9}, {"epsilon": 5.0, "v": 0.9, "u": 1.0, "beta": 0.1, "theta": 1.0},
+               "identity", {}, HORIZON),
+    "ldp-rse": ("pareto", {"means": MEANS4, "v": 0.9}, {"epsilon": 10.0, "v": 0.9, "u": 1.0, "beta": 0.1,
+                                                        "theta": 0.5}, "identity", {}, HORIZON),
     "lazy-ucb": ("bernoulli", {"means": MEANS4}, {"epsilon": 0.8}, "identity", {}, HORIZON),
     "epsilon-greedy": ("bernoulli", {"means": MEANS4}, {"epsilon": 0.2}, "identity", {}, HORIZON),
     "uniform": ("bernoulli", {"means": MEANS4}, {}, "identity", {}, HORIZON),
@@ -74,6 +82,8 @@ ENV_CASES = {
     "beta": {"alpha": [1.0, 4.0, 0.5], "beta": [1.0, 1.0, 2.0]},
     "uniform": {"low": [0.0, 0.2, 0.1], "high": [1.0, 0.6, 0.9]},
     "two-point": {"low": [0.4, 0.0, 0.1], "high": [1.0, 1.0, 0.3], "p_high": [0.5, 0.6, 0.9]},
+    "pareto": {"means": [0.9, 0.5, 0.2], "v": [0.9, 0.9, 0.5]},
+    "student-t": {"means": [0.0, 0.5, 1.0], "scales": [1.0, 0.5, 2.0], "df": [3.0, 1.5, 30.0]},
     "testbed20": {},
 }
 

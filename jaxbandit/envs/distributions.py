@@ -43,11 +43,13 @@ class Family(NamedTuple):
     description: str
     fields: tuple                 # per-arm parameter names, in order
     defaults: dict                # optional fields and their default values
-    sample: Callable              # (u, beta_noise, key, *field_values_of_arm) -> reward
+    sample: Callable              # (u, extra, key, *field_values_of_arm) -> reward; extra: the family's second
+                                  # noise (BetaNoise, a second uniform) or None
     mean: Callable                # (*field arrays) -> mean array (jnp)
     support: Callable             # (*field arrays, numpy) -> (low, high)
     validate: Callable            # (**field arrays, numpy) -> None
     needs_beta_noise: bool = False
+    needs_second_uniform: bool = False      # a second open uniform per step (Student-t's polar method)
     second_moment: Callable | None = None   # (*field arrays) -> E[R²] (jnp), None: no closed form here
     mgf: Callable | None = None             # (s, *field arrays) -> E[e^{sR}] (jnp)
 
@@ -124,6 +126,43 @@ def _two_point_validate(low, high, p_high):
     checks.in_range("p_high", p_high, 0.0, 1.0)
 
 
+PARETO_SHAPE_OFFSET = 1.05  # seed 004 §6: Pareto shape α = 1.05 + v, so E|X|^{1+v} is finite (α − (1+v) = 0.05)
+
+
+def pareto_shape(v):
+    """α = 1.05 + v: the Pareto shape of seed 004's experiments (Tao et al. 2022, §6; spec 004 §5.1)."""
+    return PARETO_SHAPE_OFFSET + v
+
+
+def pareto_scale(means, v):
+    """λ = (α − 1) μ / α: the Pareto scale whose mean α λ/(α − 1) is μ."""
+    alpha = pareto_shape(v)
+    return (alpha - 1) * means / alpha
+
+
+def _pareto_sample(u, extra, key, means, v):
+    # Inverse CDF of Pareto(λ, α): F(x) = 1 − (λ/x)^α for x ≥ λ, so x = λ u^{-1/α} (u and 1 − u have one law).
+    return pareto_scale(means, v) * jnp.exp(-jnp.log(u) / pareto_shape(v))
+
+
+def _pareto_validate(means, v):
+    checks.in_range("means", means, 0.0, _INF, low_open=True, high_open=True)
+    checks.in_range("v", v, 0.0, 1.0, low_open=True)
+
+
+def _student_t_sample(u, u2, key, means, scales, df):
+    """Bailey's polar method (Math. Comp. 62, 1994): with W and Θ/2π independent uniforms,
+    cos Θ · sqrt(ν (W^{-2/ν} − 1)) is Student-t with ν degrees of freedom; exact, two uniforms, no rejection."""
+    radius = jnp.sqrt(df * jnp.expm1(-2 * jnp.log(u) / df))
+    return means + scales * radius * jnp.cos(2 * math.pi * u2)
+
+
+def _student_t_validate(means, scales, df):
+    checks.as_array("means", means)
+    checks.in_range("scales", scales, 0.0, _INF, low_open=True, high_open=True)
+    checks.in_range("df", df, 1.0, _INF, low_open=True, high_open=True)  # ν > 1: the mean exists
+
+
 FAMILIES = {
     f.name: f for f in [
         Family("bernoulli", "Bernoulli(mean) rewards in {0, 1}", ("means",), {},
@@ -151,6 +190,14 @@ FAMILIES = {
                lambda lo, hi, p: (float(np.min(np.minimum(lo, hi))), float(np.max(np.maximum(lo, hi)))),
                _two_point_validate, second_moment=lambda lo, hi, p: lo * lo + p * (hi * hi - lo * lo),
                mgf=lambda s, lo, hi, p: (1 - p) * jnp.exp(s * lo) + p * jnp.exp(s * hi)),
+        Family("pareto", "Pareto (type I) with shape 1.05 + v and the scale that gives mean `means` (seed 004 §6); "
+               "heavy-tailed: E|X|^{1+v} finite, infinite variance", ("means", "v"), {"v": 0.5},
+               _pareto_sample, lambda m, v: m, lambda m, v: (float(np.min(pareto_scale(m, v))), _INF),
+               _pareto_validate),
+        Family("student-t", "Student-t with df degrees of freedom (df > 1), location `means`, scale `scales`; "
+               "E|X|^p finite for p < df", ("means", "scales", "df"), {"scales": 1.0},
+               _student_t_sample, lambda m, s, d: m, lambda m, s, d: (-_INF, _INF), _student_t_validate,
+               needs_second_uniform=True),
     ]
 }
 
@@ -198,6 +245,7 @@ def _build(name: str, layout: _Layout, *, single: bool) -> Env:
     fams = [FAMILIES[f] for f in layout.families]
     num_arms = len(layout.arm_family)
     needs_beta = any(f.needs_beta_noise for f in fams)
+    needs_u2 = any(f.needs_second_uniform for f in fams)
     arm_family = np.array(layout.arm_family, np.int32)
     arm_local = np.array(layout.arm_local, np.int32)
     # Where each family's arms sit among the K arms (to assemble per-arm means).
@@ -209,17 +257,22 @@ def _build(name: str, layout: _Layout, *, single: bool) -> Env:
     def draw(key, steps, params):
         k_beta = jax.random.fold_in(key, 1)
         u = open_uniform(key, (steps,))
-        return (u, sampling.draw_beta_noise(k_beta, (steps,)) if needs_beta else None)
+        # The second uniform has its own key: families that do not need it keep their draws.
+        return (u, sampling.draw_beta_noise(k_beta, (steps,)) if needs_beta else None,
+                open_uniform(jax.random.fold_in(key, 2), (steps,)) if needs_u2 else None)
+
+    def extra(fam, noise):
+        return noise[1] if fam.needs_beta_noise else noise[2] if fam.needs_second_uniform else None
 
     def sample(rng: StepRandom, arm, params):
-        u, beta_noise = rng.noise
+        u = rng.noise[0]
         if single:
-            return fams[0].sample(u, beta_noise, rng.key, *[pick(v, arm) for v in params])
+            return fams[0].sample(u, extra(fams[0], rng.noise), rng.key, *[pick(v, arm) for v in params])
         rewards = []
         local = pick(jnp.asarray(arm_local), arm)
         for fam, p in zip(fams, components(params)):
             values = [pick(v, jnp.minimum(local, v.shape[-1] - 1)) for v in p]
-            rewards.append(fam.sample(u, beta_noise, rng.key, *values))
+            rewards.append(fam.sample(u, extra(fam, rng.noise), rng.key, *values))
         which = pick(jnp.asarray(arm_family), arm)
         return jnp.select([which == i for i in range(len(rewards))], rewards)
 

@@ -12,13 +12,14 @@ from jaxbandit.policies.corrupt import klucb_cf, ts_cf, ucb_cf, wr_klucb, wr_ts
 from jaxbandit.policies.dp_ucb import dp_ucb, dp_ucb_bound, dp_ucb_int
 from jaxbandit.policies.elimination import dp_se
 from jaxbandit.policies.ftpl import dp_ftpl_beta, dp_ftpl_gauss, dp_ftpl_new, gdp_elim_new
+from jaxbandit.policies.heavy_tailed import dp_rse, dp_rucb, ldp_rse
 from jaxbandit.policies.greedy import epsilon_greedy, uniform
 from jaxbandit.policies.thompson import gaussian_thompson, modified_thompson, thompson
 from jaxbandit.policies.ucb import klucb, lazy_ucb, ucb1
 from jaxbandit.registry import Registry
 
 __all__ = ["REGISTRY", "names", "get", "make", "common", "corrupt", "dp_ucb", "elimination", "ftpl",
-           "greedy", "phased", "thompson", "ucb"]
+           "greedy", "heavy_tailed", "phased", "thompson", "ucb"]
 
 REGISTRY = Registry("policy", {
     "thompson": thompson,
@@ -39,6 +40,9 @@ REGISTRY = Registry("policy", {
     "dp-ftpl-beta": dp_ftpl_beta,
     "dp-ftpl-new": dp_ftpl_new,
     "gdp-elim-new": gdp_elim_new,
+    "dp-rucb": dp_rucb,
+    "dp-rse": dp_rse,
+    "ldp-rse": ldp_rse,
     "lazy-ucb": lazy_ucb,
     "epsilon-greedy": epsilon_greedy,
     "uniform": uniform,
