@@ -214,7 +214,8 @@ class Results:
                 [tuple(v) if len(a["paths"]) > 1 else v for v in a["values"]] for a in c["grid"]}
         return dict(env=c["env"], policy=c["policy"], privatizer=c["privatizer"], env_params=c["env_params"],
                     policy_params=c["policy_params"], privatizer_params=c["privatizer_params"], grid=grid,
-                    horizon=c["horizon"], runs=c["runs"], seed=c["seed"], record=np.asarray(c["record_times"]))
+                    horizon=c["horizon"], runs=c["runs"], seed=c["seed"], record=np.asarray(c["record_times"]),
+                    **({"simulator": c["simulator"]} if "simulator" in c else {}))
 
 
 def npz_problem(err: Exception, path: str | None = None) -> str:

@@ -40,7 +40,7 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
           policy_params: Mapping | None = None, privatizer_params: Mapping | None = None, grid: Mapping | None,
           horizon: int, runs: int, seed: int = 0, record: int | np.ndarray = 100, chunk_steps: int | None = None,
           progress: bool | None = None, callback: Callable | None = None, checkpoint: str | None = None,
-          keep_checkpoint: bool = False, unroll: int = UNROLL) -> Results:
+          keep_checkpoint: bool = False, unroll: int = UNROLL, simulator: str = "steps") -> Results:
     """Simulate a Cartesian grid of parameter values, ``runs`` runs each, in one compiled program.
 
     Args:
@@ -69,6 +69,10 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
       unroll: unroll factor of the inner scan (a speed knob). The engine's own sums have a fixed order
         (`jaxbandit.engine.ordered_sum`), so testbed20's numbers are the same for unroll 1 and 5; a component
         with a float reduction of its own (``jnp.sum`` over arms) may differ in its last bits between unrolls.
+      simulator: ``"steps"`` (the engine, every policy) or ``"epochs"``: successive elimination (``dp-rse``,
+        ``ldp-rse``) simulated epoch by epoch (`jaxbandit.policies.heavy_tailed.elimination_rollout`; identity
+        privatizer): the same law, another random stream, no step-by-step policy (benchmarks/RESULTS.md has
+        the speed-up); it runs in one piece, so no progress, callback or checkpoint.
 
     Returns:
       `Results` with axes (*grid axes, run, t).
@@ -79,6 +83,10 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
       FloatingPointError: if a regret comes out non-finite. Interrupted: on Ctrl-C.
     """
     horizon, times = validation.horizon_and_records(horizon, record)
+    if simulator not in ("steps", "epochs"):
+        raise ValueError(f"simulator={simulator!r} must be 'steps' or 'epochs'")
+    if simulator == "epochs" and (callback is not None or checkpoint):
+        raise ValueError("simulator='epochs' runs in one piece: it takes no callback or checkpoint")
     runs = checks.positive_int("runs", runs)
     seed = checks.positive_int("seed", seed, minimum=0, maximum=MAX_SEED)
     unroll = checks.positive_int("unroll", unroll)
@@ -106,6 +114,8 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
         "horizon": horizon, "runs": runs, "seed": seed, "block": BLOCK, "record_times": times.tolist(),
         **environment_info(),
     })
+    if simulator != "steps":  # absent for the engine: older configurations keep their fingerprints
+        config["simulator"] = simulator
     fingerprint = f"{config_fingerprint(config)}-unroll{unroll}"
     if checkpoint == "auto":
         checkpoint = checkpoint_path(fingerprint)
@@ -132,6 +142,8 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
         at = ", ".join(f"{','.join(p)}={v[i]}" for (p, v), i in zip(axes, coords))
         return f"run {r}" + (f" at {at}" if at else "")
 
+    if simulator == "epochs":
+        return to_results(*_run_epochs(env_obj, pol_obj, priv_obj, params, run_keys, horizon, times, describe))
     out = run_engine(env_obj, pol_obj, priv_obj, params, run_keys, horizon, times, chunk_steps=chunk_steps,
                      progress=progress, checkpoint=checkpoint, fingerprint=fingerprint, describe=describe,
                      unroll=unroll, callback=None if callback is None else
@@ -325,6 +337,26 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
     report.close()
     n_rec = int(state.ptr)
     return (np.asarray(state.pseudo), np.asarray(state.realized), np.asarray(state.run.counts), n_rec, elapsed)
+
+
+def _run_epochs(env, policy, privatizer, params: SimParams, run_keys, horizon: int, times: np.ndarray, describe):
+    """`run_engine`'s outputs from the epoch-by-epoch simulation of successive elimination (params batched last)."""
+    from jaxbandit.policies.heavy_tailed import elimination_rollout
+    if privatizer.name != "identity":
+        raise ValueError(f"simulator='epochs' takes the identity privatizer (ldp-rse privatizes inside), got "
+                         f"{privatizer.name!r}")
+    run = elimination_rollout(policy, env, horizon=horizon, record_times=times)
+    t0 = time.perf_counter()
+    trace = jax.jit(jax.vmap(run, in_axes=(0, -1, -1)))(run_keys, params.env, params.policy)
+    pseudo, realized = np.asarray(trace.pseudo_regret).T, np.asarray(trace.regret).T
+    seconds = time.perf_counter() - t0
+    for name, arr in (("pseudo-regret", pseudo), ("realized regret", realized)):
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            row, col = np.argwhere(bad)[0]
+            raise FloatingPointError(f"{name} is {arr[row, col]} at t={times[row]} for {describe(col)}; parameters "
+                                     "or rewards produced a non-finite value")
+    return pseudo, realized, np.asarray(trace.counts).T, len(times), seconds
 
 
 class _Progress:

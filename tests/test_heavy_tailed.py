@@ -351,6 +351,7 @@ def test_elimination_rollout_equals_the_step_engine_on_deterministic_rewards(nam
     for r in range(2):
         np.testing.assert_array_equal(step.counts[r], trace.counts)
         np.testing.assert_allclose(step.pseudo_regret[r], trace.pseudo_regret, rtol=1e-6)
+        np.testing.assert_allclose(step.regret[r], trace.regret, rtol=1e-6, atol=1e-3)
 
 
 @pytest.mark.parametrize("name,theta,T", [("dp-rse", 1.0, 100_000), ("ldp-rse", 0.5, 200_000)])
@@ -415,3 +416,30 @@ def _observe(pol, rng, inner, x, pp):
     from jaxbandit.policies.phased import PhasedState
     state = PhasedState(inner, jnp.int32(0), jnp.int32(2 ** 31 - 1))
     return pol.update(rng, state, jnp.int32(0), x, pp).inner
+
+
+def test_sweep_runs_the_epoch_simulation_over_grids_and_reruns_it():
+    u5, u9 = he.instance_u(S1, 0.5), he.instance_u(S1, 0.9)
+    kwargs = dict(env_params={"means": S1}, policy_params={"theta": 1.0}, horizon=50_000, runs=4, seed=2,
+                  grid={("env.v", "policy.v", "policy.u"): [([0.5] * 5, 0.5, u5), ([0.9] * 5, 0.9, u9)],
+                        "policy.epsilon": [0.5, 1.0]})
+    res = jb.sweep("pareto", "dp-rse", simulator="epochs", progress=False, **kwargs)
+    assert res.pseudo_regret.shape == (2, 2, 4, len(res.t)) and res.config["simulator"] == "epochs"
+    np.testing.assert_array_equal(res.counts.sum(-1), 50_000)
+    # one grid point equals elimination_rollout alone with run r's key
+    env, ep = envs.make("pareto", means=S1, v=0.9)
+    pol, pp = policies.make("dp-rse", 5, epsilon=0.5, v=0.9, u=u9, theta=1.0)
+    one = jax.jit(ht.elimination_rollout(pol, env, horizon=50_000))(jax.random.fold_in(prng.key(2), 3), ep, pp)
+    np.testing.assert_allclose(res.pseudo_regret[1, 0, 3], one.pseudo_regret, rtol=1e-6)
+    again = jb.rerun(res)
+    np.testing.assert_array_equal(again.pseudo_regret, res.pseudo_regret)
+    with pytest.raises(ValueError, match="dp-rse and ldp-rse only"):
+        jb.simulate("pareto", "dp-rucb", env_params={"means": S1}, horizon=100, runs=1, simulator="epochs")
+    with pytest.raises(ValueError, match="identity privatizer"):
+        jb.simulate("bernoulli", "dp-rse", privatizer="linear", env_params={"means": [0.2, 0.5]}, horizon=100,
+                    runs=1, simulator="epochs")
+    with pytest.raises(ValueError, match="simulator='fast'"):
+        jb.simulate("pareto", "dp-rse", env_params={"means": S1}, horizon=100, runs=1, simulator="fast")
+    with pytest.raises(ValueError, match="checkpoint"):
+        jb.simulate("pareto", "dp-rse", env_params={"means": S1}, horizon=100, runs=1, simulator="epochs",
+                    checkpoint="auto")

@@ -349,31 +349,35 @@ class EpochTrace(NamedTuple):
 
     Attributes:
       pseudo_regret: f[n_rec] Σ_a Δ_a N_a(t) at the record times (exact: play is round-robin within an epoch).
+      regret: f[n_rec] realized regret μ* t − Σ_{s<=t} x_s at the record times.
       counts: int32[K] pulls per arm at the horizon.
       eliminated: int32[K] the epoch at whose end the arm was eliminated (0: never).
       epochs: int32 epochs completed (releases made) within the horizon.
     """
 
     pseudo_regret: jax.Array
+    regret: jax.Array
     counts: jax.Array
     eliminated: jax.Array
     epochs: jax.Array
 
 
-def elimination_rollout(policy: Policy, env, *, horizon: int, record_times=None, chunk: int = 2048):
+def elimination_rollout(policy: Policy, env, *, horizon: int, record_times=None, chunk: int = 4096):
     """DPRSE or LDPRSE simulated epoch by epoch: ``run(key, env_params, policy_params) -> EpochTrace``, pure.
 
-    The epochs' lengths R_τ·|S| depend only on public quantities, and within an epoch play is round-robin, so the
-    pulls and the pseudo-regret are known without stepping through the rounds; only each viable arm's R_τ rewards
-    (and, for LDPRSE, their users' Laplace noise) are drawn, ``chunk`` per arm at a time, and reduced to the
-    epoch's truncated sums. This is the law of the per-step policy (`dp_rse`, `ldp_rse` under the engine), not its
-    random stream (tests/test_heavy_policies.py compares the two). An epoch cut by T releases nothing; one arm
-    left is played to T. ``record_times``: as for `jaxbandit.rollout` (default 100 points, always T).
+    An epoch's length R_τ·|S| depends only on public quantities and its play is round-robin over the viable arms,
+    so the policy needs no step: each epoch draws its rounds' rewards ``chunk`` rounds at a time (and, for LDPRSE,
+    the users' Laplace noise) and reduces them to the arms' truncated sums (Kahan-compensated across chunks) and
+    to the realized regret at the record times; the pull counts and the pseudo-regret follow from the schedule.
+    It is the law of the per-step policy (`dp_rse`, `ldp_rse` under the engine), not its random stream
+    (tests/test_heavy_tailed.py compares the two). An epoch cut by T releases nothing; one arm left is played to
+    T. ``record_times``: as for `jaxbandit.rollout` (default 100 points, always T). ``jaxbandit.sweep(...,
+    simulator="epochs")`` runs it over runs and grids.
     """
     from jaxbandit import validation  # validation imports the registries, which import this module
 
     if policy.name not in ("dp-rse", "ldp-rse"):
-        raise ValueError(f"policy={policy.name!r}: elimination_rollout simulates dp-rse and ldp-rse only")
+        raise ValueError(f"policy={policy.name!r}: the epoch simulation runs dp-rse and ldp-rse only")
     if policy.num_arms != env.num_arms:
         raise ValueError(f"policy has {policy.num_arms} arms but the environment has {env.num_arms}")
     horizon, times = validation.horizon_and_records(horizon, record_times)
@@ -381,39 +385,51 @@ def elimination_rollout(policy: Policy, env, *, horizon: int, record_times=None,
     local = policy.name == "ldp-rse"
     schedule = ldp_rse_schedule if local else rse_schedule
     K = env.num_arms
-    arms = jnp.arange(K)
+    rec_times = np.asarray(times, np.int64)
 
-    def epoch_sums(key, active, pulls, bound, params_env, params_pol):
-        """Σ of each arm's ``pulls`` truncated (and, locally, privatized) rewards, Kahan-compensated across chunks."""
-        dtype = jnp.zeros(()).dtype
+    def play(key, t0, length, active, bound, mu_star, params_env, params_pol, acc):
+        """Rounds t0 + 1 .. t0 + length, round-robin over ``active``: the arms' truncated (privatized) sums and the
+        realized regret μ* − x_s accumulated into ``acc`` = (sums, comp, rec_sums, rec_comp) (Kahan pairs; summing
+        μ* − x_s, not x_s, keeps μ* t − Σ x_s free of cancellation, as the engine does)."""
+        order = jnp.argsort(~active, stable=True)  # the viable arms first, in arm order
+        n = jnp.maximum(jnp.sum(active, dtype=jnp.int32), 1)
+        rec = jnp.asarray(rec_times, jnp.int32)
 
-        def body(c, carry):
-            total, comp = carry
+        def body(c, acc):
+            sums, comp, rec_sums, rec_comp = acc
             k = jax.random.fold_in(key, c)
-            ke, kn = jax.random.split(k)
-            noise = env.draw(ke, chunk * K, params_env)
-            noise = jax.tree.map(lambda x: x.reshape((chunk, K) + x.shape[1:]), noise)
-            keys = jax.random.split(jax.random.fold_in(ke, 1), chunk * K).reshape(chunk, K, -1)
-            sample = lambda kk, nn, a: env.sample(StepRandom(kk, nn), a, params_env)
-            x = jax.vmap(jax.vmap(sample, in_axes=(0, 0, 0)), in_axes=(0, 0, None))(keys, noise, arms)
-            x = truncate(x, bound)
+            ke, kn, kk = jax.random.split(k, 3)
+            i = c * chunk + jnp.arange(chunk)                       # offsets within the segment
+            valid = i < length
+            arm = order[i % n]
+            noise = env.draw(ke, chunk, params_env)
+            keys = jax.random.split(kk, chunk)
+            x = jax.vmap(lambda kk, z, a: env.sample(StepRandom(kk, z), a, params_env))(keys, noise, arm)
+            x = jnp.where(valid, x, 0.0)
+            seen = truncate(x, bound)
             if local:
-                x = x + 2 * bound / params_pol.epsilon * jax.random.laplace(kn, x.shape, x.dtype)
-            valid = (c * chunk + jnp.arange(chunk))[:, None] < pulls
-            y = jnp.sum(jnp.where(valid & active, x, 0.0), axis=0) - comp
-            new = total + y
-            return new, (new - total) - y
+                seen = seen + 2 * bound / params_pol.epsilon * jax.random.laplace(kn, (chunk,), x.dtype)
+            hits = (arm[:, None] == jnp.arange(K)) & valid[:, None]
+            y = jnp.sum(jnp.where(hits, seen[:, None], 0.0), axis=0) - comp
+            new = sums + y
+            comp = (new - sums) - y
+            # realized: μ* − x_s of this chunk's rounds up to each record time
+            csum = jnp.concatenate([jnp.zeros(1, x.dtype), jnp.cumsum(jnp.where(valid, mu_star - x, 0.0))])
+            upto = jnp.clip(rec - (t0 + c * chunk), 0, chunk)
+            y_rec = csum[upto] - rec_comp
+            new_rec = rec_sums + y_rec
+            rec_comp = (new_rec - rec_sums) - y_rec
+            return new, comp, new_rec, rec_comp
 
-        n_chunks = (pulls + chunk - 1) // chunk
-        zero = jnp.zeros(K, dtype)
-        total, comp = jax.lax.fori_loop(0, n_chunks, body, (zero, zero))
-        return total - comp
+        return jax.lax.fori_loop(0, (length + chunk - 1) // chunk, body, acc)
 
     def run(key, env_params, policy_params) -> EpochTrace:
         params = policy.bind_horizon(policy_params, horizon)
         means = env.means(env_params)
-        gaps = jnp.max(means) - means
+        mu_star = jnp.max(means)
+        gaps = mu_star - means
         T = jnp.asarray(horizon, jnp.int32)
+        dtype = means.dtype
 
         class Loop(NamedTuple):
             t: jax.Array
@@ -424,39 +440,40 @@ def elimination_rollout(policy: Policy, env, *, horizon: int, record_times=None,
             starts: jax.Array     # int32[MAX_EPOCHS + 1]: the round each segment starts after
             masks: jax.Array      # bool[MAX_EPOCHS + 1, K]: its viable arms
             base: jax.Array       # int32[MAX_EPOCHS + 1, K]: pulls before it
+            rec: tuple            # Kahan pair of the realized regret at each record time
             done: jax.Array
 
         def body(s: Loop):
             n = jnp.sum(s.active, dtype=jnp.int32)
             r_real, bound, err, _ = schedule(n, s.epoch, params)
             pulls = capped_pulls(r_real, n)
-            fits = (n > 1) & (pulls * n <= T - s.t)
+            fits = (n > 1) & (pulls * n <= T - s.t)   # a whole epoch before T (else: the last segment)
             slot = s.epoch - 1
-            starts = s.starts.at[slot].set(s.t)
-            masks = s.masks.at[slot].set(s.active)
-            base = s.base.at[slot].set(s.counts)
-            k_sums, k_release = jax.random.split(jax.random.fold_in(key, s.epoch))
-            sums = epoch_sums(k_sums, s.active, jnp.where(fits, pulls, 0), bound, env_params, params)
-            r = pulls.astype(sums.dtype)
-            est = sums / r
+            k_play, k_release = jax.random.split(jax.random.fold_in(key, s.epoch))
+            zero = jnp.zeros(K, dtype)
+            length = jnp.where(fits, pulls * n, T - s.t)
+            sums, comp, rec_sums, rec_comp = play(k_play, s.t, length, s.active, bound, mu_star, env_params, params,
+                                                  (zero, zero) + s.rec)
+            r = pulls.astype(dtype)
+            est = (sums - comp) / r
             if not local:
-                est = est + 2 * bound / (r * params.epsilon) * jax.random.laplace(k_release, (K,))
+                est = est + 2 * bound / (r * params.epsilon) * jax.random.laplace(k_release, (K,), dtype)
             keep = eliminate(s.active, est, params.theta * err)
-            dropped = s.active & ~keep
-            return Loop(jnp.where(fits, s.t + pulls * n, s.t), jnp.where(fits, keep, s.active),
-                        jnp.where(fits, s.epoch + 1, s.epoch),
-                        jnp.where(fits, s.counts + pulls * s.active, s.counts),
-                        jnp.where(fits & dropped, s.epoch, s.eliminated), starts, masks, base, ~fits)
+            return Loop(s.t + length, jnp.where(fits, keep, s.active), s.epoch + fits,
+                        s.counts + jnp.where(fits, pulls * s.active, 0),
+                        jnp.where(fits & s.active & ~keep, s.epoch, s.eliminated),
+                        s.starts.at[slot].set(s.t), s.masks.at[slot].set(s.active), s.base.at[slot].set(s.counts),
+                        (rec_sums, rec_comp), ~fits)
 
-        none = jnp.full(MAX_EPOCHS + 1, horizon + 1, jnp.int32)
+        n_rec = len(rec_times)
         init = Loop(jnp.zeros((), jnp.int32), jnp.ones(K, bool), jnp.ones((), jnp.int32), jnp.zeros(K, jnp.int32),
-                    jnp.zeros(K, jnp.int32), none, jnp.zeros((MAX_EPOCHS + 1, K), bool),
-                    jnp.zeros((MAX_EPOCHS + 1, K), jnp.int32), jnp.zeros((), bool))
+                    jnp.zeros(K, jnp.int32), jnp.full(MAX_EPOCHS + 1, horizon + 1, jnp.int32),
+                    jnp.zeros((MAX_EPOCHS + 1, K), bool), jnp.zeros((MAX_EPOCHS + 1, K), jnp.int32),
+                    (jnp.zeros(n_rec, dtype), jnp.zeros(n_rec, dtype)), jnp.zeros((), bool))
         s = jax.lax.while_loop(lambda s: ~s.done & (s.epoch <= MAX_EPOCHS), body, init)
-        # The last segment (an epoch cut by T, or the survivor) was written by the body that found it does not fit.
 
         def pulls_at(t):
-            """N_a(t) for each arm: the segment holding round t, full round-robin rounds, then the first arms."""
+            """N_a(t): the segment holding round t, its full round-robin rounds, then its first arms."""
             seg = jnp.sum(s.starts < t) - 1
             mask, start = s.masks[seg], s.starts[seg]
             n = jnp.maximum(jnp.sum(mask, dtype=jnp.int32), 1)
@@ -464,8 +481,10 @@ def elimination_rollout(policy: Policy, env, *, horizon: int, record_times=None,
             rank = jnp.cumsum(mask.astype(jnp.int32)) - 1
             return s.base[seg] + mask * (q + (rank < rem))
 
-        rec = jax.vmap(pulls_at)(jnp.asarray(times, jnp.int32))
-        pseudo = jnp.sum(rec.astype(gaps.dtype) * gaps, axis=1)
-        return EpochTrace(pseudo, pulls_at(T), s.eliminated, s.epoch - 1)
+        rec = jnp.asarray(rec_times, jnp.int32)
+        pulls = jax.vmap(pulls_at)(rec)
+        pseudo = jnp.sum(pulls.astype(dtype) * gaps, axis=1)
+        realized = s.rec[0] - s.rec[1]
+        return EpochTrace(pseudo, realized, pulls_at(T), s.eliminated, s.epoch - 1)
 
     return run
