@@ -2,17 +2,17 @@
 
 ``jaxbandit reproduce ID`` runs the registry entry ``ID``: an `Experiment` (runner.py) with its configurations
 and figure function, defined in its paper's module: baselines.py, ldp_ts.py (seed 000), gdp_ts.py (seed 001),
-corrupt.py (seed 002), dp_ftpl.py (seed 003); each module lists its entries in ``EXPERIMENTS``. Simulations go through a cache of results
+corrupt.py (seed 002), dp_ftpl.py (seed 003), heavy_tailed.py (seed 004); each module lists its entries in ``EXPERIMENTS``. Simulations go through a cache of results
 keyed by the content of each configuration (runner.py), shared by the figures written to one output root.
 """
 from __future__ import annotations
 
-from . import baselines, corrupt, dp_ftpl, gdp_ts, ldp_ts
+from . import baselines, corrupt, dp_ftpl, gdp_ts, heavy_tailed, ldp_ts
 from .runner import Config, Experiment
 
 __all__ = ["REGISTRY", "names", "load", "Config", "Experiment"]
 
-REGISTRY: dict[str, Experiment] = {e.id: e for module in (baselines, ldp_ts, gdp_ts, corrupt, dp_ftpl)
+REGISTRY: dict[str, Experiment] = {e.id: e for module in (baselines, ldp_ts, gdp_ts, corrupt, dp_ftpl, heavy_tailed)
                                    for e in module.EXPERIMENTS}
 
 

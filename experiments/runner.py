@@ -157,7 +157,9 @@ def cached_sweep(kwargs: dict, cache: str, progress: bool | None = True) -> tupl
         _adopt_legacy(cache, text, base)
     if _is_done(base, text):
         return Results.load(base), base, True
-    res = sweep(**{"grid": None, **kwargs}, progress=progress, checkpoint=base + ".ckpt.npz", keep_checkpoint=True)
+    # The epoch simulation runs in one piece (seconds to minutes): nothing to checkpoint.
+    resumable = {} if kwargs.get("simulator") == "epochs" else dict(checkpoint=base + ".ckpt.npz", keep_checkpoint=True)
+    res = sweep(**{"grid": None, **kwargs}, progress=progress, **resumable)
     res.save(base)
     tmp = base + ".request.json.tmp"
     with open(tmp, "w") as f:

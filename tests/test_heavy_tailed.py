@@ -443,3 +443,24 @@ def test_sweep_runs_the_epoch_simulation_over_grids_and_reruns_it():
     with pytest.raises(ValueError, match="checkpoint"):
         jb.simulate("pareto", "dp-rse", env_params={"means": S1}, horizon=100, runs=1, simulator="epochs",
                     checkpoint="auto")
+
+
+@pytest.mark.parametrize("eps,expected", [(1.0, (0.201, 0.174, 0.159)), (0.5, (0.309, 0.348, 0.234))])
+def test_fluid_predictions_match_the_spec_table(eps, expected):
+    """Spec §6.4: DPRSE with the paper's constants, noise-free, β = 1/T: uniform at T = 10^6 (and at 10^7 for
+    v = 0.5); at T = 10^7, v = 0.9 the regret/T of the table (3 decimals)."""
+    for means, value in zip((S1, [0.9, 0.55, 0.3, 0.15, 0.1], S3), expected):
+        uniform = float(np.mean(max(means) - np.asarray(means)))
+        for v in (0.5, 0.9):
+            u = he.instance_u(means, v)
+            assert ht.fluid_regret("dp-rse", means, 10 ** 6, v=v, u=u, epsilon=eps)[0] / 1e6 == pytest.approx(
+                uniform, abs=1e-9)
+        u = he.instance_u(means, 0.5)
+        assert ht.fluid_regret("dp-rse", means, 10 ** 7, v=0.5, u=u, epsilon=eps)[0] / 1e7 == pytest.approx(uniform)
+        u = he.instance_u(means, 0.9)
+        assert round(float(ht.fluid_regret("dp-rse", means, 10 ** 7, v=0.9, u=u, epsilon=eps)[0]) / 1e7, 3) == value
+    # LDPRSE with its paper constants: uniform up to 10^8 on S3, either variant (spec §7.23)
+    u = he.instance_u(S3, 0.9)
+    for literal in (0, 1):
+        assert ht.fluid_regret("ldp-rse", S3, 10 ** 8, v=0.9, u=u, epsilon=20.0, literal=literal)[0] / 1e8 == \
+            pytest.approx(0.3)
