@@ -508,3 +508,20 @@ def test_ten_million_rounds_in_float32_match_a_float64_run():
         np.testing.assert_allclose(pseudo32, pseudo64, rtol=1e-6)
         np.testing.assert_allclose(real32, real64, rtol=1e-6)
         assert counts32[0] > 9.9e6  # the best arm is found and played
+
+
+@pytest.mark.parametrize("factor,kept", [(0.999, False), (1.001, True)])
+def test_dprse_release_noise_has_scale_2B_over_R_epsilon(factor, kept):
+    """At an epoch end with equal sums and a unit Laplace draw on arm 0 only, arm 0 leads by exactly the release
+    scale b = 2B_τ/(R_τ ε); b·L_τ = 2 err_τ, so the others are eliminated iff θ < 2/L_τ. θ at 0.1% either side of
+    2/L_τ tells the scale to 0.1% (a B/(Rε) bug moves the boundary to 1/L_τ)."""
+    K, T = 3, 10 ** 6
+    pol, pp = policies.make("dp-rse", K, epsilon=0.7, v=0.8, u=2.0, beta=1e-3)
+    log_l = math.log(4 * K * 1 / 1e-3)
+    pp = pol.bind_horizon(pp._replace(theta=jnp.float32(2 / log_l * factor)), T)
+    state = pol.init(pp)
+    state = state._replace(count=state.length - 1)  # the epoch's last pull is next: arm K-1 in round-robin
+    rng = StepRandom(jax.random.key(0), jnp.array([1.0, 0.0, 0.0]))
+    new = pol.update(rng, state, jnp.int32(K - 1), jnp.float32(0.0), pp)
+    assert int(new.inner.epoch) == 2
+    np.testing.assert_array_equal(new.inner.active, [True, kept, kept])
