@@ -29,7 +29,7 @@ from jaxbandit.policies.common import capped_pulls, onehot
 from jaxbandit.policies.elimination import eliminate
 from jaxbandit.policies.phased import phased, round_robin
 from jaxbandit.privacy import counters
-from jaxbandit.privacy.robust import truncate
+from jaxbandit.privacy.robust import central_scale, local_report, truncate
 from jaxbandit.types import Claim, Policy, StepRandom
 
 __all__ = ["dp_rucb", "dp_rse", "ldp_rse", "RUCBParams", "RSEParams", "LDPRSEParams", "RUCBState", "RSEState",
@@ -270,9 +270,8 @@ def _elimination(name, num_arms, schedule, local: bool, defaults, claim):
         return round_robin(state.inner.active, state.count)
 
     def observe(rng, state, arm, obs, params):
-        x = truncate(obs, state.bound)
-        if local:  # x̂ = x̃ + Lap(2B_τ/ε), drawn by the user (Theorem 6's 2B_τ/ε: its proof's B_τ/ε is a typo)
-            x = x + 2 * state.bound / params.epsilon * rng.noise
+        # LDPRSE: x̂ = x̃ + Lap(2B_τ/ε), drawn by the user (Theorem 6's 2B_τ/ε: its proof's B_τ/ε is a typo)
+        x = local_report(obs, state.bound, params.epsilon, rng.noise) if local else truncate(obs, state.bound)
         hit = onehot(arm, K) == 1
         y = x - state.comp
         total = state.sums + y
@@ -283,7 +282,7 @@ def _elimination(name, num_arms, schedule, local: bool, defaults, claim):
         r = state.pulls.astype(state.sums.dtype)
         means = (state.sums - state.comp) / r
         if not local:  # μ̃_a = μ̄_a + Lap(2B_τ/(R_τ ε)), independent per arm
-            means = means + 2 * state.bound / (r * params.epsilon) * rng.noise
+            means = means + central_scale(state.bound, r, params.epsilon) * rng.noise
         _, _, err, _ = schedule(jnp.sum(state.active, dtype=jnp.int32), state.epoch, params)
         # err_τ with the rounded (uncapped) R_τ: the R_τ this epoch used when it is not capped
         active = eliminate(state.active, means, params.theta * err)
@@ -406,9 +405,10 @@ def elimination_rollout(policy: Policy, env, *, horizon: int, record_times=None,
             keys = jax.random.split(kk, chunk)
             x = jax.vmap(lambda kk, z, a: env.sample(StepRandom(kk, z), a, params_env))(keys, noise, arm)
             x = jnp.where(valid, x, 0.0)
-            seen = truncate(x, bound)
             if local:
-                seen = seen + 2 * bound / params_pol.epsilon * jax.random.laplace(kn, (chunk,), x.dtype)
+                seen = local_report(x, bound, params_pol.epsilon, jax.random.laplace(kn, (chunk,), x.dtype))
+            else:
+                seen = truncate(x, bound)
             hits = (arm[:, None] == jnp.arange(K)) & valid[:, None]
             y = jnp.sum(jnp.where(hits, seen[:, None], 0.0), axis=0) - comp
             new = sums + y
@@ -457,7 +457,7 @@ def elimination_rollout(policy: Policy, env, *, horizon: int, record_times=None,
             r = pulls.astype(dtype)
             est = (sums - comp) / r
             if not local:
-                est = est + 2 * bound / (r * params.epsilon) * jax.random.laplace(k_release, (K,), dtype)
+                est = est + central_scale(bound, r, params.epsilon) * jax.random.laplace(k_release, (K,), dtype)
             keep = eliminate(s.active, est, params.theta * err)
             return Loop(s.t + length, jnp.where(fits, keep, s.active), s.epoch + fits,
                         s.counts + jnp.where(fits, pulls * s.active, 0),
