@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbandit import checks, sampling
+from jaxbandit import checks
 from jaxbandit.policies.common import capped_pulls, onehot
 from jaxbandit.policies.elimination import eliminate
 from jaxbandit.policies.phased import phased, round_robin
