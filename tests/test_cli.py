@@ -46,6 +46,8 @@ def test_every_listed_environment_can_be_expressed(tmp_path, capsys):
                                                                      "beta=2,1"],
                   "uniform": ["--env-param", "low=0,0", "--env-param", "high=0.5,1"],
                   "two-point": ["--env-param", "low=0,0", "--env-param", "high=1,1", "--env-param", "p_high=0.2,0.8"],
+                  "pareto": ["--means", "0.2,0.8", "--env-param", "v=0.9"],
+                  "student-t": ["--means", "0,1", "--env-param", "df=3,3"],
                   "mixture": ["--arm", "bernoulli:means=0.9", "--arm", "2*beta:alpha=4,beta=1"],
                   "testbed20": []}
     assert set(per_family) == set(envs.names())  # a new environment needs a CLI line here

@@ -190,12 +190,12 @@ FAMILIES = {
                lambda lo, hi, p: (float(np.min(np.minimum(lo, hi))), float(np.max(np.maximum(lo, hi)))),
                _two_point_validate, second_moment=lambda lo, hi, p: lo * lo + p * (hi * hi - lo * lo),
                mgf=lambda s, lo, hi, p: (1 - p) * jnp.exp(s * lo) + p * jnp.exp(s * hi)),
-        Family("pareto", "Pareto (type I) with shape 1.05 + v and the scale that gives mean `means` (seed 004 §6); "
-               "heavy-tailed: E|X|^{1+v} finite, infinite variance", ("means", "v"), {"v": 0.5},
+        Family("pareto", "Pareto, shape 1.05 + v, scaled to mean `means` (seed 004): E|X|^{1+v} finite, variance "
+               "infinite", ("means", "v"), {"v": 0.5},
                _pareto_sample, lambda m, v: m, lambda m, v: (float(np.min(pareto_scale(m, v))), _INF),
                _pareto_validate),
-        Family("student-t", "Student-t with df degrees of freedom (df > 1), location `means`, scale `scales`; "
-               "E|X|^p finite for p < df", ("means", "scales", "df"), {"scales": 1.0},
+        Family("student-t", "Student-t, df > 1 degrees of freedom, location `means`, scale `scales`: E|X|^p finite "
+               "for p < df", ("means", "scales", "df"), {"scales": 1.0},
                _student_t_sample, lambda m, s, d: m, lambda m, s, d: (-_INF, _INF), _student_t_validate,
                needs_second_uniform=True),
     ]

@@ -340,7 +340,10 @@ def ldp_rse(num_arms: int) -> Policy:
 
 # --------------------------------------------------------------------------------- epoch-by-epoch simulation
 
-MAX_EPOCHS = 40  # R_τ grows at least 3x per epoch (D_τ halves, power (1+v)/v >= 2): 40 epochs outlast 2^31 rounds
+# R_τ >= 2 grows about 4x per epoch once its first term exceeds 1 (D_τ halves, power (1+v)/v >= 2): 40 epochs
+# outlast 2^31 rounds unless ε is astronomically large. The epoch simulation plays its 40th epoch to T without a
+# release (the per-step policy would go on).
+MAX_EPOCHS = 40
 
 
 class EpochTrace(NamedTuple):
@@ -370,7 +373,7 @@ def elimination_rollout(policy: Policy, env, *, horizon: int, record_times=None,
     to the realized regret at the record times; the pull counts and the pseudo-regret follow from the schedule.
     It is the law of the per-step policy (`dp_rse`, `ldp_rse` under the engine), not its random stream
     (tests/test_heavy_tailed.py compares the two). An epoch cut by T releases nothing; one arm left is played to
-    T. ``record_times``: as for `jaxbandit.rollout` (default 100 points, always T). ``jaxbandit.sweep(...,
+    T; the `MAX_EPOCHS`-th epoch is played to T without a release (unreachable at any sensible ε). ``record_times``: as for `jaxbandit.rollout` (default 100 points, always T). ``jaxbandit.sweep(...,
     simulator="epochs")`` runs it over runs and grids.
     """
     from jaxbandit import validation  # validation imports the registries, which import this module
@@ -447,7 +450,8 @@ def elimination_rollout(policy: Policy, env, *, horizon: int, record_times=None,
             n = jnp.sum(s.active, dtype=jnp.int32)
             r_real, bound, err, _ = schedule(n, s.epoch, params)
             pulls = capped_pulls(r_real, n)
-            fits = (n > 1) & (pulls * n <= T - s.t)   # a whole epoch before T (else: the last segment)
+            # a whole epoch before T (else: the last segment); the segment table holds MAX_EPOCHS of them
+            fits = (n > 1) & (pulls * n <= T - s.t) & (s.epoch < MAX_EPOCHS)
             slot = s.epoch - 1
             k_play, k_release = jax.random.split(jax.random.fold_in(key, s.epoch))
             zero = jnp.zeros(K, dtype)
@@ -470,7 +474,7 @@ def elimination_rollout(policy: Policy, env, *, horizon: int, record_times=None,
                     jnp.zeros(K, jnp.int32), jnp.full(MAX_EPOCHS + 1, horizon + 1, jnp.int32),
                     jnp.zeros((MAX_EPOCHS + 1, K), bool), jnp.zeros((MAX_EPOCHS + 1, K), jnp.int32),
                     (jnp.zeros(n_rec, dtype), jnp.zeros(n_rec, dtype)), jnp.zeros((), bool))
-        s = jax.lax.while_loop(lambda s: ~s.done & (s.epoch <= MAX_EPOCHS), body, init)
+        s = jax.lax.while_loop(lambda s: ~s.done, body, init)
 
         def pulls_at(t):
             """N_a(t): the segment holding round t, its full round-robin rounds, then its first arms."""
