@@ -69,9 +69,9 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
       unroll: unroll factor of the inner scan (a speed knob). The engine's own sums have a fixed order
         (`jaxbandit.engine.ordered_sum`), so testbed20's numbers are the same for unroll 1 and 5; a component
         with a float reduction of its own (``jnp.sum`` over arms) may differ in its last bits between unrolls.
-      simulator: ``"steps"`` (the engine, every policy) or ``"epochs"``: successive elimination (``dp-rse``,
-        ``ldp-rse``) simulated epoch by epoch (`jaxbandit.policies.heavy_tailed.elimination_rollout`; identity
-        privatizer): the same law, another random stream, no step-by-step policy (benchmarks/RESULTS.md has
+      simulator: ``"steps"`` (the engine, every policy) or ``"epochs"``: a phased policy with a
+        ``Policy.phase_rollout`` (``dp-rse``, ``ldp-rse``: `jaxbandit.policies.heavy_tailed.elimination_rollout`)
+        simulated phase by phase, identity privatizer: the same law, another random stream, no step-by-step policy (benchmarks/RESULTS.md has
         the speed-up); it runs in one piece, so no progress, callback or checkpoint.
 
     Returns:
@@ -340,12 +340,14 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
 
 
 def _run_epochs(env, policy, privatizer, params: SimParams, run_keys, horizon: int, times: np.ndarray, describe):
-    """`run_engine`'s outputs from the epoch-by-epoch simulation of successive elimination (params batched last)."""
-    from jaxbandit.policies.heavy_tailed import elimination_rollout
+    """`run_engine`'s outputs from the policy's phase-by-phase simulation (params batched last)."""
+    if policy.phase_rollout is None:
+        raise ValueError(f"policy={policy.name!r} has no phase-by-phase simulation (Policy.phase_rollout): use "
+                         "simulator='steps'")
     if privatizer.name != "identity":
         raise ValueError(f"simulator='epochs' takes the identity privatizer (ldp-rse privatizes inside), got "
                          f"{privatizer.name!r}")
-    run = elimination_rollout(policy, env, horizon=horizon, record_times=times)
+    run = policy.phase_rollout(env, horizon, times)
     t0 = time.perf_counter()
     trace = jax.jit(jax.vmap(run, in_axes=(0, -1, -1)))(run_keys, params.env, params.policy)
     pseudo, realized = np.asarray(trace.pseudo_regret).T, np.asarray(trace.regret).T

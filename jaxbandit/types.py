@@ -119,6 +119,9 @@ class Policy(NamedTuple):
         jittable (params may be traced), or ``None``.
       privacy: ``(params, horizon) -> Claim`` host-side: the privacy guarantee its paper proves for these
         parameters (``jaxbandit privacy`` prints it), or ``None``.
+      phase_rollout: ``(env, horizon, record_times) -> run(key, env_params, params)``, a simulation of whole phases
+        without stepping every round (same law as the policy under the engine; ``sweep(simulator="epochs")``
+        runs it), or ``None``. ``run`` returns at least ``pseudo_regret``, ``regret`` and ``counts`` as `Trace`.
     """
 
     name: str
@@ -134,6 +137,7 @@ class Policy(NamedTuple):
     log_prob: Callable | None = None
     bind_horizon: Callable | None = None
     privacy: Callable | None = None
+    phase_rollout: Callable | None = None
 
     def __repr__(self) -> str:
         return (f"Policy(name={self.name!r}, num_arms={self.num_arms}, default_params="

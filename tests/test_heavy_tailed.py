@@ -433,7 +433,7 @@ def test_sweep_runs_the_epoch_simulation_over_grids_and_reruns_it():
     np.testing.assert_allclose(res.pseudo_regret[1, 0, 3], one.pseudo_regret, rtol=1e-6)
     again = jb.rerun(res)
     np.testing.assert_array_equal(again.pseudo_regret, res.pseudo_regret)
-    with pytest.raises(ValueError, match="dp-rse and ldp-rse only"):
+    with pytest.raises(ValueError, match="no phase-by-phase simulation"):
         jb.simulate("pareto", "dp-rucb", env_params={"means": S1}, horizon=100, runs=1, simulator="epochs")
     with pytest.raises(ValueError, match="identity privatizer"):
         jb.simulate("bernoulli", "dp-rse", privatizer="linear", env_params={"means": [0.2, 0.5]}, horizon=100,

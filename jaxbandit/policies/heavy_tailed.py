@@ -300,7 +300,9 @@ def _elimination(name, num_arms, schedule, local: bool, defaults, claim):
 
     policy = phased(name, K, init=init, phase_length=phase_length, select=select, observe=observe, release=release,
                     draw=draw, validate=validate, default_params=defaults)
-    return policy._replace(check_horizon=_check_k(name, K), bind_horizon=_bind_beta, privacy=claim)
+    policy = policy._replace(check_horizon=_check_k(name, K), bind_horizon=_bind_beta, privacy=claim)
+    return policy._replace(phase_rollout=lambda env, horizon, times: elimination_rollout(
+        policy, env, horizon=horizon, record_times=times))
 
 
 def _rse_claim(params, horizon):
