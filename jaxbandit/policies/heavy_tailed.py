@@ -395,9 +395,8 @@ def elimination_rollout(policy: Policy, env, *, horizon: int, record_times=None,
         """Rounds t0 + 1 .. t0 + length, round-robin over ``active``: the arms' truncated (privatized) sums and the
         realized regret μ* − x_s accumulated into ``acc`` = (sums, comp, rec_sums, rec_comp) (Kahan pairs; summing
         μ* − x_s, not x_s, keeps μ* t − Σ x_s free of cancellation, as the engine does)."""
-        order = jnp.argsort(~active, stable=True)  # the viable arms first, in arm order
-        n = jnp.maximum(jnp.sum(active, dtype=jnp.int32), 1)
         rec = jnp.asarray(rec_times, jnp.int32)
+        order = jax.vmap(round_robin, in_axes=(None, 0))  # the policy's own order within a phase
 
         def body(c, acc):
             sums, comp, rec_sums, rec_comp = acc
@@ -405,7 +404,7 @@ def elimination_rollout(policy: Policy, env, *, horizon: int, record_times=None,
             ke, kn, kk = jax.random.split(k, 3)
             i = c * chunk + jnp.arange(chunk)                       # offsets within the segment
             valid = i < length
-            arm = order[i % n]
+            arm = order(active, i)
             noise = env.draw(ke, chunk, params_env)
             keys = jax.random.split(kk, chunk)
             x = jax.vmap(lambda kk, z, a: env.sample(StepRandom(kk, z), a, params_env))(keys, noise, arm)
