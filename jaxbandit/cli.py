@@ -120,15 +120,20 @@ def cmd_run(args) -> int:
     from jaxbandit import simulate
     for path, flag in ((args.json, "--json"), (args.plot, "--plot"), (args.save and args.save + ".npz", "--save")):
         _output_path(path, flag)
-    checkpoint = None if args.checkpoint == "none" else args.checkpoint
-    res = simulate(**run_request(args), checkpoint=checkpoint, keep_checkpoint=True, chunk_steps=args.chunk_steps,
-                   progress=args.progress)
+    if args.simulator == "epochs":  # one piece: nothing to checkpoint or chunk
+        res = simulate(**run_request(args), simulator="epochs", progress=False)
+    else:
+        checkpoint = None if args.checkpoint == "none" else args.checkpoint
+        res = simulate(**run_request(args), checkpoint=checkpoint, keep_checkpoint=True,
+                       chunk_steps=args.chunk_steps, progress=args.progress)
     checkpoint = res.checkpoint
     try:
         _write_run_outputs(args, res)
     except OSError as err:
         kept = (f"the finished run is kept in {checkpoint}: fix the path and run the same command again (it resumes "
-                f"from there without simulating)") if checkpoint else "pass --checkpoint to keep finished runs"
+                f"from there without simulating)") if checkpoint else (
+            "the epoch simulation keeps no checkpoint: fix the path and run it again" if args.simulator == "epochs"
+            else "pass --checkpoint to keep finished runs")
         raise ValueError(f"writing the outputs failed ({err}); {kept}") from err
     if checkpoint and not args.keep_checkpoint and os.path.exists(checkpoint):
         os.remove(checkpoint)
@@ -326,6 +331,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar (default: on a terminal, after 3 s); a run with over a minute left prints "
                         "its estimated time left either way")
+    r.add_argument("--simulator", choices=("steps", "epochs"), default="steps",
+                   help="steps: the engine (every policy); epochs: successive elimination (dp-rse, ldp-rse) phase "
+                        "by phase, the same law, faster, in one piece (no checkpoint or progress)")
     r.set_defaults(fn=cmd_run)
 
     v = sub.add_parser("privacy", help="the privacy guarantee of a private policy: GDP and (epsilon, delta) of "

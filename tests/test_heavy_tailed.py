@@ -525,3 +525,17 @@ def test_dprse_release_noise_has_scale_2B_over_R_epsilon(factor, kept):
     new = pol.update(rng, state, jnp.int32(K - 1), jnp.float32(0.0), pp)
     assert int(new.inner.epoch) == 2
     np.testing.assert_array_equal(new.inner.active, [True, kept, kept])
+
+
+def test_cli_runs_the_epoch_simulation(tmp_path, capsys):
+    from jaxbandit import cli
+    base = ["run", "--env", "pareto", "--means", "0.9,0.5", "--env-param", "v=0.9", "--policy-param", "v=0.9",
+            "--policy-param", "u=8.142063", "--horizon", "2000", "--runs", "3"]
+    out = tmp_path / "r.json"
+    assert cli.main(base + ["--policy", "dp-rse", "--policy-param", "theta=0.5", "--simulator", "epochs",
+                            "--json", str(out)]) == 0
+    import json
+    assert json.loads(out.read_text())["horizon"] == 2000
+    capsys.readouterr()
+    assert cli.main(base + ["--policy", "dp-rucb", "--simulator", "epochs"]) == 2
+    assert "no phase-by-phase simulation" in capsys.readouterr().err
