@@ -41,3 +41,17 @@ def capped_pulls(n, per):
     cap = jnp.asarray((2 ** 31 - 1) // jnp.maximum(jnp.asarray(per, jnp.int32), 1), jnp.int32)
     fits = n < cap.astype(n.dtype)
     return jnp.minimum(jnp.where(fits, jnp.where(fits, n, 0).astype(jnp.int32), cap), cap)
+
+
+def kahan_add(total, comp, x):
+    """One step of Kahan summation: ``(total, comp)`` after adding ``x``; the sum is ``total − comp``. Keeps float32
+    sums of 10^7+ terms accurate (a phase's rewards, a run's realized regret)."""
+    y = x - comp
+    new = total + y
+    return new, (new - total) - y
+
+
+def bind_run_horizon(params, horizon):
+    """``bind_horizon`` of a policy that knows T through a ``horizon`` parameter: 0 (the default) means the run's."""
+    return params._replace(horizon=jnp.where(params.horizon > 0, params.horizon,
+                                             jnp.asarray(horizon, params.horizon.dtype)))

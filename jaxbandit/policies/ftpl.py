@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbandit import checks, sampling
-from jaxbandit.policies.common import capped_pulls, onehot
+from jaxbandit.policies.common import bind_run_horizon, capped_pulls, kahan_add, onehot
 from jaxbandit.policies.phased import phased
 from jaxbandit.privacy import ftpl as dist
 from jaxbandit.types import Claim, Policy
@@ -95,12 +95,6 @@ def _claim(source, notion=_DP, delta_scale=1.0):
         del horizon
         return Claim(float(params.epsilon), float(params.delta) * delta_scale, notion, source)
     return privacy
-
-
-def _bind_horizon(params, horizon):
-    """T known to the algorithm: ``horizon`` = 0 (the default) means the run's."""
-    return params._replace(horizon=jnp.where(params.horizon > 0, params.horizon,
-                                             jnp.asarray(horizon, params.horizon.dtype)))
 
 
 MAX_EPSILON = 50.0  # e^ε overflows float32 beyond ε ≈ 88; at ε = 50 the truncated Laplace law protects nothing
@@ -201,7 +195,7 @@ def dp_ftpl_new(num_arms: int) -> Policy:
 
     return Policy("dp-ftpl-new", num_arms, _init(num_arms), draw, select, _update(num_arms), validate,
                   NewParams(jnp.asarray(1.0), jnp.asarray(0.01), jnp.asarray(0.0)), reward_range=(0.0, 1.0),
-                  check_horizon=check_horizon, bind_horizon=_bind_horizon,
+                  check_horizon=check_horizon, bind_horizon=bind_run_horizon,
                   privacy=_claim("Wang & Zhu 2024, Lemma 8 with Lemma 15, for every n >= 1 (Theorem 16)"))
 
 
@@ -256,9 +250,7 @@ def gdp_elim_new(num_arms: int) -> Policy:
 
     def observe(rng, state, arm, obs, params):
         hit = onehot(arm, num_arms) == 1
-        y = obs - state.comp  # Kahan: exact for 0/1 rewards below 2^24, compensated beyond
-        total = state.sums + y
-        comp = (total - state.sums) - y
+        total, comp = kahan_add(state.sums, state.comp, obs)  # exact for 0/1 rewards below 2^24, compensated beyond
         return state._replace(sums=jnp.where(hit, total, state.sums), comp=jnp.where(hit, comp, state.comp))
 
     def release(rng, state, arm, length, params):
@@ -281,5 +273,5 @@ def gdp_elim_new(num_arms: int) -> Policy:
                     release=release, draw=draw, validate=_validate_new("gdp-elim-new"),
                     default_params=NewParams(jnp.asarray(1.0), jnp.asarray(0.01), jnp.asarray(0.0)),
                     reward_range=(0.0, 1.0))
-    return policy._replace(check_horizon=check_horizon, bind_horizon=_bind_horizon,
+    return policy._replace(check_horizon=check_horizon, bind_horizon=bind_run_horizon,
                            privacy=_claim("Wang & Zhu 2024, Lemma 9 with Lemma 15 at δ/2 (Theorem 18)", _GLOBAL_DP))

@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbandit import checks
-from jaxbandit.policies.common import capped_pulls, onehot
+from jaxbandit.policies.common import bind_run_horizon, capped_pulls, kahan_add, onehot
 from jaxbandit.policies.elimination import eliminate
 from jaxbandit.policies.phased import phased, round_robin
 from jaxbandit.privacy import counters
@@ -85,12 +85,6 @@ def tree_depth(params):
     levels = counters.tree_depth(T.astype(jnp.int32)).astype(T.dtype)
     literal = jnp.log(T) / jnp.log(jnp.where(params.log_base > 0, params.log_base, 2.0))
     return jnp.where(params.log_base > 0, literal, levels)
-
-
-def _bind_horizon(params, horizon):
-    """T known to the algorithm: ``horizon`` = 0 (the default) means the run's."""
-    return params._replace(horizon=jnp.where(params.horizon > 0, params.horizon,
-                                             jnp.asarray(horizon, params.horizon.dtype)))
 
 
 def _validate_common(params):
@@ -163,7 +157,7 @@ def dp_rucb(num_arms: int) -> Policy:
 
     return Policy("dp-rucb", K, init, draw, select, update, validate,
                   RUCBParams(*map(jnp.asarray, (1.0, 0.5, 1.0, 0.0, 18.0, 2.0, 0.0))),
-                  check_horizon=_check_k("dp-rucb", K), bind_horizon=_bind_horizon, privacy=privacy)
+                  check_horizon=_check_k("dp-rucb", K), bind_horizon=bind_run_horizon, privacy=privacy)
 
 
 # ---------------------------------------------------------------------------------------------- DPRSE, LDPRSE
@@ -241,7 +235,7 @@ def ldp_rse_schedule(n_active, epoch, params, dtype=None):
 
 def _bind_beta(params, horizon):
     """T (0: the run's) and β (0: 1/T)."""
-    params = _bind_horizon(params, horizon)
+    params = bind_run_horizon(params, horizon)
     return params._replace(beta=jnp.where(params.beta > 0, params.beta, 1 / params.horizon.astype(params.beta.dtype)))
 
 
@@ -273,9 +267,7 @@ def _elimination(name, num_arms, schedule, local: bool, defaults, claim):
         # LDPRSE: x̂ = x̃ + Lap(2B_τ/ε), drawn by the user (Theorem 6's 2B_τ/ε: its proof's B_τ/ε is a typo)
         x = local_report(obs, state.bound, params.epsilon, rng.noise) if local else truncate(obs, state.bound)
         hit = onehot(arm, K) == 1
-        y = x - state.comp
-        total = state.sums + y
-        comp = (total - state.sums) - y
+        total, comp = kahan_add(state.sums, state.comp, x)
         return state._replace(sums=jnp.where(hit, total, state.sums), comp=jnp.where(hit, comp, state.comp))
 
     def release(rng, state, arm, length, params):
@@ -414,16 +406,12 @@ def elimination_rollout(policy: Policy, env, *, horizon: int, record_times=None,
             else:
                 seen = truncate(x, bound)
             hits = (arm[:, None] == jnp.arange(K)) & valid[:, None]
-            y = jnp.sum(jnp.where(hits, seen[:, None], 0.0), axis=0) - comp
-            new = sums + y
-            comp = (new - sums) - y
+            sums, comp = kahan_add(sums, comp, jnp.sum(jnp.where(hits, seen[:, None], 0.0), axis=0))
             # realized: μ* − x_s of this chunk's rounds up to each record time
             csum = jnp.concatenate([jnp.zeros(1, x.dtype), jnp.cumsum(jnp.where(valid, mu_star - x, 0.0))])
             upto = jnp.clip(rec - (t0 + c * chunk), 0, chunk)
-            y_rec = csum[upto] - rec_comp
-            new_rec = rec_sums + y_rec
-            rec_comp = (new_rec - rec_sums) - y_rec
-            return new, comp, new_rec, rec_comp
+            rec_sums, rec_comp = kahan_add(rec_sums, rec_comp, csum[upto])
+            return sums, comp, rec_sums, rec_comp
 
         return jax.lax.fori_loop(0, (length + chunk - 1) // chunk, body, acc)
 
