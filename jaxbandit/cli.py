@@ -1,4 +1,4 @@
-"""The ``jaxbandit`` command: list, run, privacy, reproduce."""
+"""The ``jaxbandit`` command: list, run, privacy, audit, tune, reproduce."""
 from __future__ import annotations
 
 import argparse
@@ -219,6 +219,78 @@ def _print_claim(args, horizon: int) -> int:
     return 0
 
 
+def cmd_audit(args) -> int:
+    from jaxbandit import checks
+    from jaxbandit.privacy import audit, components
+    for path, flag in ((args.json, "--json"), (args.plot, "--plot"), (args.table, "--table")):
+        _output_path(path, flag)
+    if args.list:
+        width = max(map(len, components.names()))
+        for name in components.names():
+            bugs = ", ".join(components.BUGS[name]) or "none"
+            print(f"  {name:<{width}}  {components.REGISTRY.describe(name)} [planted bugs: {bugs}]")
+        return 0
+    if args.all == (args.name is not None):
+        raise ValueError("give one audit NAME or --all (see `jaxbandit audit --list`)" if not args.all
+                         else "--all audits every component: give no NAME")
+    if args.name is not None:
+        components.REGISTRY[args.name]  # an unknown name fails before anything runs
+    if args.trials is not None:
+        checks.in_range("trials", args.trials, 100, 10**9)
+    checks.in_range("confidence", args.confidence, 0.0, 1.0, low_open=True, high_open=True)
+    if args.all:
+        if args.param or args.bug or args.plot:
+            raise ValueError("--param, --bug and --plot apply to one audit NAME, not to --all")
+        rows = []
+        for name in components.names():
+            result = audit.run(components.make(name), args.trials, confidence=args.confidence, seed=args.seed)
+            rows.append(result.as_json())
+            print(_audit_line(result), flush=True)
+        table = audit_table(rows)
+        print(table)
+        if args.table:
+            with open(args.table, "w") as f:
+                f.write(table + "\n")
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(rows, f, indent=1)
+        return 0
+    result = audit.run(components.make(args.name, bug=args.bug, **_key_values(args.param, "--param")), args.trials,
+                       confidence=args.confidence, seed=args.seed)
+    print(_audit_line(result))
+    print(f"  event: {result.event}; counts {result.counts[0]} vs {result.counts[1]} of {result.trials}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result.as_json(), f, indent=1)
+    if args.plot:
+        from jaxbandit import plotting
+        plotting.save(plotting.audit_figure(result), args.plot)
+    return 1 if result.violated else 0
+
+
+def _audit_line(result) -> str:
+    kind = "epsilon" if result.claim_kind == "epsilon" else "mu"
+    exact = "n/a" if result.exact is None else f"{result.exact:.4g}"
+    delta = f", delta {result.delta:.3g}" if result.claim_kind == "epsilon" and result.delta else ""
+    verdict = "VIOLATED" if result.violated else "not violated"
+    bug = f" [planted bug: {result.bug}]" if result.bug else ""
+    return (f"{result.component}{bug}: {kind} claim {result.claim:.4g}{delta}; lower bound {result.lower_bound:.4g} "
+            f"({result.confidence:.0%} confidence, {result.trials} trials per side); exact {exact}: {verdict}")
+
+
+def audit_table(rows) -> str:
+    """The privacy report: one Markdown row per audit result (`AuditResult.as_json`)."""
+    lines = ["| component | claim | audited lower bound | exact level | trials per side | reproduce |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        sym = "ε" if r["claim_kind"] == "epsilon" else "μ"
+        claim = f"{sym} = {r['claim']:.4g}" + (f", δ = {r['delta']:.3g}" if r.get("delta") else "")
+        exact = "—" if r["exact"] is None else f"{r['exact']:.4g}"
+        lines.append(f"| {r['component']} | {claim} | {r['lower_bound']:.4g} | {exact} | {r['trials']:,} | "
+                     f"`jaxbandit audit {r['component']}` |")
+    return "\n".join(lines)
+
+
 def cmd_reproduce(args) -> int:
     from jaxbandit import checks
     from jaxbandit.experiments import load, runner
@@ -383,6 +455,24 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
                    help="a line per optimisation step (default: on)")
     t.set_defaults(fn=cmd_tune)
+
+    a = sub.add_parser("audit", help="audit a privacy claim empirically (Clopper-Pearson lower bound)",
+                       description="Run a private component many times on two neighbouring inputs, choose an output "
+                                   "event on held-out trials and report a Clopper-Pearson lower bound on its epsilon "
+                                   "(or mu for GDP claims). Exit status 1 if the bound exceeds the claim.")
+    a.add_argument("name", nargs="?", metavar="NAME", help="component (see --list)")
+    a.add_argument("--all", action="store_true", help="audit every component and print the privacy report table")
+    a.add_argument("--list", action="store_true", help="list the audits and their planted bugs")
+    a.add_argument("--param", action="append", metavar="K=V", help="a parameter of the audit, e.g. epsilon=0.5")
+    a.add_argument("--bug", help="run a planted bug instead of the library's mechanism (see --list)")
+    a.add_argument("--trials", type=_integer, help="test trials per neighbour (default: the audit's; selection "
+                                                   "uses a quarter more, held out)")
+    a.add_argument("--confidence", type=float, default=0.95, help="confidence of the lower bound (default 0.95)")
+    a.add_argument("--seed", type=_integer, default=0)
+    a.add_argument("--json", metavar="FILE", help="write the result (--all: the list of results) as JSON")
+    a.add_argument("--plot", metavar="FILE", help="write the empirical trade-off curve against the claimed one (PNG)")
+    a.add_argument("--table", metavar="FILE", help="--all: write the Markdown table")
+    a.set_defaults(fn=cmd_audit)
 
     q = sub.add_parser("reproduce", help="run experiments, write figures and summary.csv",
                        description="Simulations are cached by content in RESULTS (default: results/ in the output "

@@ -196,3 +196,42 @@ def tuning_figure(tuned, grid=None, title=None, tuned_regret=None):
                  f"{tuned.agent_steps:.3g} agent-steps", fontsize=11)
     fig.tight_layout()
     return fig
+
+
+def audit_figure(result, title=None):
+    """The empirical trade-off of an audit (`jaxbandit.privacy.audit.run`) against the least one its claim allows.
+
+    Left: type-II error β against type-I error α of the chosen score's threshold tests on the test trials (a
+    mechanism keeps its claim iff every test lies on or above the claimed curve; points below it are what the lower
+    bound measures). Right: the same near the origin, on log axes, where the bound is usually measured."""
+    from jaxbandit.privacy.audit import claimed_trade_off, trade_off_curve
+    alpha, beta = trade_off_curve(result)
+    grid = np.concatenate([np.geomspace(1e-6, 1e-2, 200), np.linspace(1e-2, 1, 400)])
+    claim_label = (f"claimed ({result.claim:.4g}, {result.delta:.3g})-DP: f_ε,δ" if result.claim_kind == "epsilon"
+                   else f"claimed {result.claim:.4g}-GDP: G_μ")
+    claimed = claimed_trade_off(result.claim_kind, result.claim, result.delta, grid)
+    fig, axes = plt.subplots(1, 2, figsize=(11.5, 4.6))
+    for i, ax in enumerate(axes):
+        ax.plot(grid, claimed, color="black", lw=1.4, ls="--", zorder=3, label=claim_label)
+        order = np.argsort(alpha, kind="stable")
+        # joined by segments (randomised tests reach them), drawn on the grid so that the log axis shows them true
+        ax.plot(grid, np.interp(grid, alpha[order], beta[order]), color="C3", lw=1.4,
+                label="empirical (test trials, chosen score)")
+        if len(alpha) < 50:
+            ax.plot(alpha, beta, ".", color="C3")
+        ax.set_xlabel("type-I error α = P(reject | neighbour favoured less)")
+        ax.set_ylabel("type-II error β = 1 − P(reject | favoured)")
+        ax.grid(alpha=0.3)
+        if i == 1:
+            ax.set_xscale("log")
+            ax.set_xlim(max(1.0 / result.trials, 1e-6), 1)
+            ax.set_title("log α axis", fontsize=10)
+    axes[0].legend(fontsize=8.5, loc="upper right")
+    kind = "an ε" if result.claim_kind == "epsilon" else "a μ-GDP"
+    exact = "n/a" if result.exact is None else f"{result.exact:.4g}"
+    bug = f", planted bug: {result.bug}" if result.bug else ""
+    fig.suptitle(f"{title or result.component}: audit of {kind} claim{bug}\nclaim {result.claim:.4g}, "
+                 f"lower bound {result.lower_bound:.4g} at {result.confidence:.0%} confidence, exact {exact}; "
+                 f"{result.trials:,} test trials per neighbour", fontsize=10.5)
+    fig.tight_layout()
+    return fig

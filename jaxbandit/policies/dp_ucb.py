@@ -43,7 +43,9 @@ from jaxbandit import checks
 from jaxbandit.policies.common import onehot, unplayed_first
 from jaxbandit.policies.phased import phased
 from jaxbandit.privacy import composition, counters
-from jaxbandit.types import Policy
+from jaxbandit.types import Claim, Policy
+
+_DP = "ε-DP of the whole action sequence, one reward changed (Tossou & Dimitrakakis 2016, Def. 1)"
 
 
 class EpsilonParams(NamedTuple):
@@ -94,8 +96,13 @@ def _counter_policy(num_arms: int, every_arm: bool, with_bound: bool, name: str)
         counter = counters.hybrid_insert(state.counter, items, lap, params.epsilon, mask=mask)
         return CounterState(counter, state.counts + hit)
 
+    def privacy(params, horizon):
+        return Claim(float(params.epsilon), 0.0, _DP, "Chan, Shi & Song 2011's hybrid counter is ε-DP "
+                     "(`counters.hybrid_privacy_loss`); each reward enters one arm's counter and the choices are "
+                     "post-processing of the released sums")
+
     return Policy(name, num_arms, init, _draw(num_arms), select, update, _validate_epsilon,
-                  EpsilonParams(jnp.asarray(1.0)), reward_range=(0.0, 1.0))
+                  EpsilonParams(jnp.asarray(1.0)), reward_range=(0.0, 1.0), privacy=privacy)
 
 
 def dp_ucb_bound(num_arms: int) -> Policy:
@@ -164,9 +171,16 @@ def dp_ucb_int(num_arms: int) -> Policy:
         checks.in_range("epsilon", params.epsilon, 0.0, math.inf, low_open=True, high_open=True)
         checks.in_range("v", params.v, 1.0, 2.0, low_open=True, high_open=True)
 
-    return phased("dp-ucb-int", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
-                  release=release, draw=_draw(num_arms), validate=validate,
-                  default_params=IntervalParams(jnp.asarray(1.0), jnp.asarray(1.1)), reward_range=(0.0, 1.0))
+    def privacy(params, horizon):
+        delta = math.exp(-10)  # the paper's setting
+        return Claim(dp_ucb_int_privacy(float(params.epsilon), float(params.v), delta, horizon), delta, _DP,
+                     "advanced composition (Kairouz et al.) of the changed arm's releases, each (kf)^(-v/2)-DP "
+                     "(`dp_ucb_int_privacy`; our reading, the paper's theorem was not available)")
+
+    policy = phased("dp-ucb-int", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
+                    release=release, draw=_draw(num_arms), validate=validate,
+                    default_params=IntervalParams(jnp.asarray(1.0), jnp.asarray(1.1)), reward_range=(0.0, 1.0))
+    return policy._replace(privacy=privacy)
 
 
 def dp_ucb_int_privacy(epsilon: float, v: float, delta: float, horizon: int) -> float:

@@ -26,7 +26,7 @@ import jax.numpy as jnp
 from jaxbandit import checks
 from jaxbandit.policies.common import capped_pulls, onehot
 from jaxbandit.policies.phased import phased, round_robin
-from jaxbandit.types import Policy
+from jaxbandit.types import Claim, Policy
 
 
 class DPSEParams(NamedTuple):
@@ -103,7 +103,13 @@ def dp_se(num_arms: int) -> Policy:
         checks.in_range("epsilon", params.epsilon, 0.0, low_open=True, high_open=True)
         checks.in_range("beta", params.beta, 0.0, 1.0, low_open=True, high_open=True)
 
-    return phased("dp-se", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
-                  release=release, draw=draw, validate=validate,
-                  default_params=DPSEParams(epsilon=jnp.asarray(1.0), beta=jnp.asarray(1e-5)),
-                  reward_range=(0.0, 1.0))
+    def privacy(params, horizon):
+        return Claim(float(params.epsilon), 0.0, "ε-DP of the whole action sequence, one reward changed",
+                     "Sajed & Sheffet 2019, Theorem 3.1: each epoch mean is released once with Lap(1/(εR_e)) "
+                     "(sensitivity 1/R_e), epochs use disjoint rewards, choices are post-processing")
+
+    policy = phased("dp-se", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
+                    release=release, draw=draw, validate=validate,
+                    default_params=DPSEParams(epsilon=jnp.asarray(1.0), beta=jnp.asarray(1e-5)),
+                    reward_range=(0.0, 1.0))
+    return policy._replace(privacy=privacy)
