@@ -411,7 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("privacy", help="the privacy guarantee of a private policy: GDP and (epsilon, delta) of "
                                        "private Thompson sampling, the claims of the others")
     v.add_argument("--policy", required=True, help=" or ".join(PRIVATE_TS) + ", or a policy that states a claim "
-                                                   "(dp-ftpl-gauss, dp-ftpl-beta, dp-ftpl-new, gdp-elim-new)")
+                                                   "(e.g. dp-ftpl-new, dp-rse, dp-se, lazy-ucb, dp-ucb)")
     v.add_argument("--policy-param", action="append", metavar="K=V",
                    help="b=9, c=1 (modified-thompson); epsilon=1, delta=0.01 (seed 003's policies)")
     v.add_argument("--horizon", type=_integer, required=True)

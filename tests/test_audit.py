@@ -128,7 +128,8 @@ def test_every_family_has_a_planted_bug():
     families = {"bernoulli": ["linear", "quadratic", "exponential"], "randomized-response": ["randomized-response"],
                 "robust": ["local-laplace", "central-laplace-mean"], "counters": ["tree-counter", "hybrid-counter"],
                 "heavy-tailed": ["dp-rucb"], "thompson": ["modified-thompson"], "dp-se/lazy": ["dp-se", "lazy-ucb"],
-                "dp-ucb": ["dp-ucb", "dp-ucb-bound"], "ftpl": ["dp-ftpl-gauss", "dp-ftpl-beta", "dp-ftpl-new"]}
+                "dp-ucb": ["dp-ucb", "dp-ucb-bound", "dp-ucb-int"],
+                "ftpl": ["dp-ftpl-gauss", "dp-ftpl-beta", "dp-ftpl-new", "gdp-elim-new"]}
     assert set(sum(families.values(), [])) | {"modified-thompson-run"} == set(components.names())
     for family, members in families.items():
         assert any(components.BUGS[m] for m in members), family

@@ -16,6 +16,7 @@ import jaxbandit as jb
 from jaxbandit import cli, policies, prng
 from jaxbandit.policies import ftpl
 from jaxbandit.policies.phased import PhasedState
+from jaxbandit.privacy.audit import clopper_pearson
 from jaxbandit.types import StepRandom
 from tests.helpers import Z
 
@@ -256,12 +257,6 @@ def test_claims_and_cli(tmp_path):
     assert cli.main(["privacy", "--policy", "dp-ftpl-new", "--horizon", "1000", "--delta", "1e-6"]) == 2
 
 
-def _clopper_pearson(k, n, alpha):
-    lo = stats.beta.ppf(alpha / 2, k, n - k + 1) if k > 0 else 0.0
-    hi = stats.beta.ppf(1 - alpha / 2, k + 1, n - k) if k < n else 1.0
-    return lo, hi
-
-
 @pytest.mark.parametrize("planted", [False, True])
 def test_new_step_audit_catches_a_planted_bug(planted, monkeypatch):
     """Empirical audit of one step of DP-FTPL-New on neighbouring histories (arm 0's ones R and R + 1, n = 5,
@@ -286,8 +281,8 @@ def test_new_step_audit_catches_a_planted_bug(planted, monkeypatch):
         _, state = _state("dp-ftpl-new", [R, ones1], [n, big], params)
         freq, m = _choice_frequency(policy, state, params, n=200_000, seed=11 + R, arm=1)
         probs.append((round(freq * m), m))
-    lo = _clopper_pearson(*probs[0], 1e-6)[0]
-    hi = _clopper_pearson(*probs[1], 1e-6)[1]
+    lo = clopper_pearson(*probs[0], 1e-6 / 2)[0]  # two-sided bounds at 1e-6: 5e-7 a side
+    hi = clopper_pearson(*probs[1], 1e-6 / 2)[1]
     excess = lo - math.exp(eps) * hi
     if planted:
         assert excess > delta + 0.1, excess

@@ -120,8 +120,9 @@ def test_privacy_audit_of_one_round():
     for k, p in zip(freqs, exact):
         assert abs(k / m - p) < Z * np.sqrt(p * (1 - p) / m)
     # Clopper–Pearson bounds (two-sided, ALPHA split over the two estimates)
-    p_low = stats.beta.ppf(ALPHA / 4, freqs[1], m - freqs[1] + 1)   # neighbour with the larger reward
-    p_up = stats.beta.ppf(1 - ALPHA / 4, freqs[0] + 1, m - freqs[0])
+    from jaxbandit.privacy.audit import clopper_pearson
+    p_low = clopper_pearson(freqs[1], m, ALPHA / 4)[0]   # neighbour with the larger reward
+    p_up = clopper_pearson(freqs[0], m, ALPHA / 4)[1]
     mu_lb = stats.norm.ppf(p_low) - stats.norm.ppf(p_up)
     claimed = 1 / np.sqrt(c * (b + 1))
     assert claimed == pytest.approx(float(ts_privacy.eta(b, c, 1)))  # per-round value = η at T = 1

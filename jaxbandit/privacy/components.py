@@ -487,6 +487,35 @@ def _ftpl(name):
     return factory
 
 
+def gdp_elim_new(bug=None, epsilon=1.0, delta=0.01):
+    """Seed 003's GDP-Elim-New: the commit decision at the end of phase 1 (its own update), (ε, δ)-global DP."""
+    _check_bug("gdp-elim-new", bug)
+    eps = _float("epsilon", epsilon, high_open=True)
+    dlt = _float("delta", delta, 0.0, 1.0, high_open=True)
+    T = 1000.0
+    policy, params = _policy("gdp-elim-new", 2, epsilon=eps, delta=dlt, horizon=T)
+    claim = policy.privacy(params, int(T))
+    base = policy.init(params)
+    N = int(base.inner.pulls)
+    # The last pull of phase 1 (arm 1, reward 0) closes it; arm 0 commits iff θ_0 ≥ θ_1 + 1/2. Its sums, one
+    # reward apart, put the noise-free difference μ̂_0 − μ̂_1 at 1/2 ± 1/(2N).
+    s1 = 0.25 * N
+    states = [base._replace(inner=base.inner._replace(sums=jnp.asarray([s1 + 0.5 * N + d, s1])),
+                            count=jnp.int32(2 * N - 1)) for d in (0.5, -0.5)]
+
+    def features(key, side):
+        u = jax.random.uniform(key, (2,))
+        if bug == "noise-reused":  # one uniform for both arms: the same shift, which cancels in θ_0 − θ_1
+            u = jnp.full((2,), u[0])
+        state = jax.tree.map(lambda a, b: jnp.where(side == 0, a, b), *states)
+        new = policy.update(StepRandom(key, u), state, jnp.int32(1), jnp.float32(0.0), params)
+        return jnp.stack([new.inner.committed.astype(jnp.float32)])
+
+    return Audit("gdp-elim-new", "epsilon", claim.epsilon, claim.delta, features, None,
+                 f"one reward of arm 0 in phase 1 (N(1) = {N}): μ̂_0 − μ̂_1 = 1/2 ± 1/(2N)",
+                 "the commit decision (arm or none)", claim.source, categorical=True, bug=bug)
+
+
 REGISTRY = Registry("audit", {
     "linear": _bernoulli("linear"),
     "quadratic": _bernoulli("quadratic"),
@@ -503,6 +532,8 @@ REGISTRY = Registry("audit", {
     "lazy-ucb": lazy_ucb,
     "dp-ucb": _dp_ucb("dp-ucb"),
     "dp-ucb-bound": _dp_ucb("dp-ucb-bound"),
+    "dp-ucb-int": _dp_ucb("dp-ucb-int"),
+    "gdp-elim-new": gdp_elim_new,
     "dp-ftpl-gauss": _ftpl("dp-ftpl-gauss"),
     "dp-ftpl-beta": _ftpl("dp-ftpl-beta"),
     "dp-ftpl-new": _ftpl("dp-ftpl-new"),
@@ -524,6 +555,8 @@ BUGS = {
     "lazy-ucb": ("noise-reused",),
     "dp-ucb": ("noise-reused",),
     "dp-ucb-bound": ("noise-reused",),
+    "dp-ucb-int": ("noise-reused",),
+    "gdp-elim-new": ("noise-reused",),
     "dp-ftpl-gauss": ("no-start-phase",),
     "dp-ftpl-beta": ("no-pseudo-counts",),
     "dp-ftpl-new": ("noise-halved",),
