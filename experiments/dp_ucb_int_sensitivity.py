@@ -78,7 +78,7 @@ def main(argv=None):
         horizon, runs = settings(inst, args.quick)
         kw = dict(env="bernoulli", env_params={"means": list(means)}, horizon=horizon, runs=runs, seed=0,
                   progress=False)
-        ours = jb.simulate(policy="dp-ucb-int", policy_params=DP_UCB_INT, **kw)
+        ours = jb.simulate(policy="dp-ucb-int", policy_params={**DP_UCB_INT, "noise": 0}, **kw)  # as recorded
         theirs = jb.simulate(policy=redrawn(len(means)), **kw)
         out[inst] = {"dp-ucb-int (ours: noise kept between releases)": summary(ours),
                      "noise redrawn every round (MATLAB reading, not private)": summary(theirs)}

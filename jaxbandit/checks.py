@@ -39,6 +39,15 @@ def in_range(name: str, value, low: float = -math.inf, high: float = math.inf, *
     return arr
 
 
+def in_set(name: str, value, allowed) -> np.ndarray:
+    """Check that every entry of ``value`` is one of ``allowed`` (e.g. a 0/1 switch)."""
+    arr = np.asarray(value, dtype=np.float64)
+    bad = ~np.isin(arr, np.asarray(allowed, np.float64))
+    if np.any(bad):
+        raise ValueError(f"{name}={_fmt(value)} must be one of {', '.join(f'{a:g}' for a in allowed)}")
+    return arr
+
+
 def concrete_in_range(name: str, value, low: float = -math.inf, high: float = math.inf, **kw) -> None:
     """``in_range`` for values that are known now; traced values (inside jit, vmap or grad) are skipped, since
     they can only be checked by the caller that made them concrete."""

@@ -67,6 +67,13 @@ POLICY_CASES = {
     "uniform": ("bernoulli", {"means": MEANS4}, {}, "identity", {}, HORIZON),
 }
 
+# Policies with Laplace releases: their recorded cases run the float draw (noise = 0, the numbers recorded before
+# the discrete release became the default, bit for bit); the default discrete release has cases of its own.
+NOISE_POLICIES = ("dp-ucb-bound", "dp-ucb", "dp-ucb-int", "dp-se", "dp-rucb", "dp-rse", "ldp-rse", "lazy-ucb")
+DISCRETE_CASES = {name: POLICY_CASES[name] for name in NOISE_POLICIES}
+POLICY_CASES = {name: (c[0], c[1], {**c[2], "noise": 0}, *c[3:]) if name in NOISE_POLICIES else c
+                for name, c in POLICY_CASES.items()}
+
 PRIVATIZER_CASES = {
     "identity": {},
     "linear": {"epsilon": 1.0},
@@ -98,6 +105,9 @@ def cases():
     for name, (env, ep, pp, priv, qp, horizon) in POLICY_CASES.items():
         out[f"policy/{name}"] = dict(env=env, env_params=ep, policy=name, policy_params=pp, privatizer=priv,
                                      privatizer_params=qp, horizon=horizon, runs=RUNS, seed=SEED, grid=None)
+    for name, (env, ep, pp, priv, qp, horizon) in DISCRETE_CASES.items():
+        out[f"policy-discrete/{name}"] = dict(env=env, env_params=ep, policy=name, policy_params=pp, privatizer=priv,
+                                              privatizer_params=qp, horizon=horizon, runs=RUNS, seed=SEED, grid=None)
     for name, qp in PRIVATIZER_CASES.items():
         out[f"privatizer/{name}"] = dict(env="bernoulli", env_params={"means": MEANS4}, policy="thompson",
                                          privatizer=name, privatizer_params=qp, horizon=HORIZON, runs=RUNS,

@@ -92,6 +92,17 @@ def test_policy_contract(name):
     check_contract(f"policy/{name}", env, name, priv, ep, pp, qp, golden.CONTRACT_HORIZONS.get(name, HORIZON))
 
 
+DISCRETE_DEFAULT = ("dp-ucb", "dp-rucb", "dp-se")  # a hybrid counter, a tree counter, a mean: the rest is slow
+
+
+@pytest.mark.parametrize("name", [n if n in DISCRETE_DEFAULT else pytest.param(n, marks=pytest.mark.slow)
+                                  for n in sorted(golden.DISCRETE_CASES)])
+def test_discrete_noise_policy_contract(name):
+    """The default discrete Laplace release (the float draw is the recorded case above, noise = 0)."""
+    env, ep, pp, priv, qp, _ = golden.DISCRETE_CASES[name]
+    check_contract(f"policy-discrete/{name}", env, name, priv, ep, pp, qp, golden.CONTRACT_HORIZONS.get(name, HORIZON))
+
+
 @pytest.mark.parametrize("name", sorted(golden.PRIVATIZER_CASES))
 def test_privatizer_contract(name):
     check_contract(f"privatizer/{name}", "bernoulli", "ucb1", name, {"means": golden.MEANS4}, None,

@@ -221,8 +221,8 @@ def test_dpse_elimination_audit():
     for s0 in (R / 2 + 1, R / 2):
         s = base._replace(inner=base.inner._replace(sums=jnp.asarray([s0, R / 2 - 0.5 - 2 * width * R])),
                           count=jnp.int32(2 * R - 1))
-        step = lambda k: policy.update(StepRandom(k, policy.draw(k, 1, params)[0]), s, jnp.int32(1),
-                                       jnp.float32(0.5), params).inner.active[1]
+        step = lambda k: policy.update(StepRandom(k, jax.tree.map(lambda x: x[0], policy.draw(k, 1, params))), s,
+                                       jnp.int32(1), jnp.float32(0.5), params).inner.active[1]
         kept = np.asarray(jax.jit(jax.vmap(step))(keys))
         freqs.append(int(np.sum(~kept)))
         gap = (s0 - (R / 2 - 2 * width * R)) / R  # μ̄_0 − μ̄_1

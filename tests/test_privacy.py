@@ -272,6 +272,6 @@ def test_cli_privacy(tmp_path, capsys):
         assert cli.main(argv[:-2] + ["--horizon", "40", "--arms", "5", "--tight", "--json", str(out)]) == 0
     assert json.loads(out.read_text())["eta"] == 0.0 and json.loads(out.read_text())["epsilon"] == 0.0
     assert cli.main(["privacy", "--policy", "ucb1", "--horizon", "10"]) == 2
-    assert ("valid names: dp-ftpl-beta, dp-ftpl-gauss, dp-ftpl-new, dp-rse, dp-rucb, gaussian-thompson, gdp-elim-new, "
-            "ldp-rse, modified-thompson"
+    assert ("valid names: dp-ftpl-beta, dp-ftpl-gauss, dp-ftpl-new, dp-rse, dp-rucb, dp-se, dp-ucb, dp-ucb-bound, "
+            "dp-ucb-int, gaussian-thompson, gdp-elim-new, lazy-ucb, ldp-rse, modified-thompson"
             in capsys.readouterr().err)

@@ -42,7 +42,7 @@ import numpy as np
 from jaxbandit import checks
 from jaxbandit.policies.common import onehot, unplayed_first
 from jaxbandit.policies.phased import phased
-from jaxbandit.privacy import composition, counters
+from jaxbandit.privacy import composition, counters, noise as laplace_noise
 from jaxbandit.types import Claim, Policy
 
 _DP = "ε-DP of the whole action sequence, one reward changed (Tossou & Dimitrakakis 2016, Def. 1)"
@@ -50,11 +50,13 @@ _DP = "ε-DP of the whole action sequence, one reward changed (Tossou & Dimitrak
 
 class EpsilonParams(NamedTuple):
     epsilon: jax.Array  # float: ε of ε-DP (global: the learner sees true rewards)
+    noise: jax.Array    # int: 1 discrete Laplace releases (floating-point safe, default), 0 the float draw
 
 
 class IntervalParams(NamedTuple):
     epsilon: jax.Array  # float: sets the block length f = ⌈1/ε⌉
     v: jax.Array        # float in (1, 2): privacy rate, Laplace scale 1/n^{1 − v/2}
+    noise: jax.Array    # int: 1 discrete Laplace releases (default), 0 the float draw
 
 
 class CounterState(NamedTuple):
@@ -62,15 +64,24 @@ class CounterState(NamedTuple):
     counts: jax.Array               # int32[K]: pulls
 
 
-def _draw(num_arms):
+def _draw(num_arms, releases_per_arm: bool):
+    """Tie-break uniforms and the Laplace noise: the float draw per arm (as always), the discrete one per arm where
+    every arm's counter releases each round, else one per step (only the pulled arm releases)."""
     def draw(key, steps, params):
         k_tie, k_lap = jax.random.split(key)
-        return jax.random.uniform(k_tie, (steps,)), jax.random.laplace(k_lap, (steps, num_arms))
+        bits = (steps, num_arms) if releases_per_arm else (steps,)
+        return jax.random.uniform(k_tie, (steps,)), laplace_noise.draw(k_lap, (steps, num_arms), params.noise,
+                                                                        bits_shape=bits)
     return draw
+
+
+def _validate_noise(params):
+    checks.in_set("noise", params.noise, (0, 1))
 
 
 def _validate_epsilon(params):
     checks.in_range("epsilon", params.epsilon, 0.0, math.inf, low_open=True)  # ∞: no noise (plain UCB1)
+    _validate_noise(params)
 
 
 def _counter_policy(num_arms: int, every_arm: bool, with_bound: bool, name: str) -> Policy:
@@ -101,8 +112,9 @@ def _counter_policy(num_arms: int, every_arm: bool, with_bound: bool, name: str)
                      "(`counters.hybrid_privacy_loss`); each reward enters one arm's counter and the choices are "
                      "post-processing of the released sums")
 
-    return Policy(name, num_arms, init, _draw(num_arms), select, update, _validate_epsilon,
-                  EpsilonParams(jnp.asarray(1.0)), reward_range=(0.0, 1.0), privacy=privacy)
+    return Policy(name, num_arms, init, _draw(num_arms, every_arm), select, update, _validate_epsilon,
+                  EpsilonParams(jnp.asarray(1.0), jnp.asarray(1, jnp.int32)), reward_range=(0.0, 1.0),
+                  privacy=privacy)
 
 
 def dp_ucb_bound(num_arms: int) -> Policy:
@@ -162,14 +174,17 @@ def dp_ucb_int(num_arms: int) -> Policy:
         return IntervalState(state.sums + hit.astype(state.sums.dtype) * obs, state.counts + hit, state.private, arm)
 
     def release(rng, state, arm, length, params):
-        _, lap = rng.noise
+        _, noise = rng.noise
         n = jnp.maximum(state.counts, 1).astype(state.sums.dtype)
-        released = state.sums / n + lap * n ** (params.v / 2 - 1)
+        scale = n ** (params.v / 2 - 1)
+        released = laplace_noise.released(state.sums / n + laplace_noise.laplace_of(noise) * scale, state.sums / n,
+                                          scale, 1 / n, noise)  # the mean's sensitivity is 1/n
         return state._replace(private=jnp.where(onehot(arm, num_arms) == 1, released, state.private))
 
     def validate(params):
         checks.in_range("epsilon", params.epsilon, 0.0, math.inf, low_open=True, high_open=True)
         checks.in_range("v", params.v, 1.0, 2.0, low_open=True, high_open=True)
+        _validate_noise(params)
 
     def privacy(params, horizon):
         delta = math.exp(-10)  # the paper's setting
@@ -178,8 +193,9 @@ def dp_ucb_int(num_arms: int) -> Policy:
                      "(`dp_ucb_int_privacy`; our reading, the paper's theorem was not available)")
 
     policy = phased("dp-ucb-int", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
-                    release=release, draw=_draw(num_arms), validate=validate,
-                    default_params=IntervalParams(jnp.asarray(1.0), jnp.asarray(1.1)), reward_range=(0.0, 1.0))
+                    release=release, draw=_draw(num_arms, False), validate=validate,
+                    default_params=IntervalParams(jnp.asarray(1.0), jnp.asarray(1.1), jnp.asarray(1, jnp.int32)),
+                    reward_range=(0.0, 1.0))
     return policy._replace(privacy=privacy)
 
 

@@ -26,12 +26,14 @@ import jax.numpy as jnp
 from jaxbandit import checks
 from jaxbandit.policies.common import capped_pulls, onehot
 from jaxbandit.policies.phased import phased, round_robin
+from jaxbandit.privacy import noise as laplace_noise
 from jaxbandit.types import Claim, Policy
 
 
 class DPSEParams(NamedTuple):
     epsilon: jax.Array  # ε of ε-DP
     beta: jax.Array     # failure probability; 1/T is the paper's choice
+    noise: jax.Array    # int: 1 discrete Laplace releases (floating-point safe, default), 0 the float draw
 
 
 class DPSEState(NamedTuple):
@@ -75,7 +77,7 @@ def dp_se(num_arms: int) -> Policy:
                          epoch_pulls(jnp.asarray(num_arms, jnp.int32), e, params))
 
     def draw(key, steps, params):
-        return jax.random.laplace(key, (steps, num_arms))  # Lap(1) per arm, used at epoch ends only
+        return laplace_noise.draw(key, (steps, num_arms), params.noise)  # one per arm, used at epoch ends only
 
     def phase_length(state, params):
         n = jnp.sum(state.active, dtype=jnp.int32)
@@ -91,7 +93,9 @@ def dp_se(num_arms: int) -> Policy:
         dtype = state.sums.dtype
         r = state.pulls.astype(dtype)
         eps = params.epsilon.astype(dtype)
-        noisy = state.sums / r + rng.noise / (eps * r)  # μ̃_i = epoch mean + Lap(1/(ε R_e))
+        # μ̃_i = epoch mean + Lap(1/(ε R_e)); the mean's sensitivity is 1/R_e
+        noisy = laplace_noise.released(state.sums / r + laplace_noise.laplace_of(rng.noise) / (eps * r),
+                                       state.sums / r, 1 / (eps * r), 1 / r, rng.noise)
         l8, l4 = _logs(jnp.sum(state.active, dtype=jnp.int32), state.epoch, params, dtype)
         width = jnp.sqrt(l8 / (2 * r)) + l4 / (eps * r)  # h_e + c_e
         keep = eliminate(state.active, noisy, 2 * width)
@@ -102,6 +106,7 @@ def dp_se(num_arms: int) -> Policy:
     def validate(params):
         checks.in_range("epsilon", params.epsilon, 0.0, low_open=True, high_open=True)
         checks.in_range("beta", params.beta, 0.0, 1.0, low_open=True, high_open=True)
+        checks.in_set("noise", params.noise, (0, 1))
 
     def privacy(params, horizon):
         return Claim(float(params.epsilon), 0.0, "ε-DP of the whole action sequence, one reward changed",
@@ -110,6 +115,7 @@ def dp_se(num_arms: int) -> Policy:
 
     policy = phased("dp-se", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
                     release=release, draw=draw, validate=validate,
-                    default_params=DPSEParams(epsilon=jnp.asarray(1.0), beta=jnp.asarray(1e-5)),
+                    default_params=DPSEParams(epsilon=jnp.asarray(1.0), beta=jnp.asarray(1e-5),
+                                              noise=jnp.asarray(1, jnp.int32)),
                     reward_range=(0.0, 1.0))
     return policy._replace(privacy=privacy)

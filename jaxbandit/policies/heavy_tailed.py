@@ -28,8 +28,8 @@ from jaxbandit import checks
 from jaxbandit.policies.common import bind_run_horizon, capped_pulls, kahan_add, onehot
 from jaxbandit.policies.elimination import eliminate
 from jaxbandit.policies.phased import phased, round_robin
-from jaxbandit.privacy import counters
-from jaxbandit.privacy.robust import central_scale, local_report, truncate
+from jaxbandit.privacy import counters, noise as laplace_noise
+from jaxbandit.privacy.robust import central_release, local_report, truncate
 from jaxbandit.types import Claim, Policy, StepRandom
 
 __all__ = ["dp_rucb", "dp_rse", "ldp_rse", "RUCBParams", "RSEParams", "LDPRSEParams", "RUCBState", "RSEState",
@@ -50,6 +50,7 @@ class RUCBParams(NamedTuple):
     bonus: jax.Array        # the bonus constant, 18 in the paper
     sensitivity: jax.Array  # the tree's sensitivity as a multiple of B_n: 2 (the paper's, items in [−B, B])
     log_base: jax.Array     # ε′ = ε/log_b T; 0: ε/(⌊log₂T⌋ + 1), the exact ε-DP depth (spec §2.1 errata)
+    noise: jax.Array        # int: 1 discrete Laplace releases (floating-point safe, default), 0 the float draw
 
 
 class RUCBState(NamedTuple):
@@ -118,10 +119,11 @@ def dp_rucb(num_arms: int) -> Policy:
         return RUCBState(counters.tree_init((K,)), jnp.zeros(K, jnp.int32), jnp.zeros((), jnp.int32))
 
     def draw(key, steps, params):
-        return jax.random.laplace(key, (steps, K))  # one node noise per arm (only the pulled arm's is used)
+        # one node noise per arm, as always (only the pulled arm's is used); the discrete bits once per step
+        return laplace_noise.draw(key, (steps, K), params.noise, bits_shape=(steps,))
 
     def select(rng, state, params):
-        dtype = rng.noise.dtype
+        dtype = state.tree.alpha.dtype
         n = jnp.maximum(state.counts, 1)
         mean = counters.tree_release(state.tree) / n.astype(dtype)
         index = mean + rucb_bonus(n, state.step + 1, params, dtype)
@@ -131,7 +133,7 @@ def dp_rucb(num_arms: int) -> Policy:
         hit = onehot(arm, K) == 1
         counts = state.counts + hit
         n = jnp.sum(jnp.where(hit, counts, 0))
-        bound = rucb_bound(n, params, rng.noise.dtype)
+        bound = rucb_bound(n, params, state.tree.alpha.dtype)
         tree = counters.tree_insert(state.tree, truncate(obs, bound), rng.noise, params.epsilon, mask=hit,
                                     sensitivity=params.sensitivity * bound, depth=tree_depth(params))
         return RUCBState(tree, counts, state.step + 1)
@@ -140,6 +142,7 @@ def dp_rucb(num_arms: int) -> Policy:
         _validate_common(params)
         checks.in_range("bonus", params.bonus, 0.0, high_open=True)
         checks.in_range("sensitivity", params.sensitivity, 0.0, low_open=True, high_open=True)
+        checks.in_set("noise", params.noise, (0, 1))
         lb = float(params.log_base)
         if not (lb == 0 or 1 < lb < math.inf):
             raise ValueError(f"log_base={checks._fmt(params.log_base)} must be 0 (⌊log2 T⌋ + 1 levels) or a number in "
@@ -156,7 +159,7 @@ def dp_rucb(num_arms: int) -> Policy:
         return Claim(eps, 0.0, _DP, src)
 
     return Policy("dp-rucb", K, init, draw, select, update, validate,
-                  RUCBParams(*map(jnp.asarray, (1.0, 0.5, 1.0, 0.0, 18.0, 2.0, 0.0))),
+                  RUCBParams(*map(jnp.asarray, (1.0, 0.5, 1.0, 0.0, 18.0, 2.0, 0.0, 1))),
                   check_horizon=_check_k("dp-rucb", K), bind_horizon=bind_run_horizon, privacy=privacy)
 
 
@@ -169,6 +172,7 @@ class RSEParams(NamedTuple):
     beta: jax.Array     # failure probability; 0: 1/T (Theorem 4)
     theta: jax.Array    # elimination threshold θ·err_τ; 12 in the paper (R_τ ∝ (2θ)^{(1+v)/v})
     horizon: jax.Array  # T (for β = 1/T); 0: the run's
+    noise: jax.Array    # int: 1 discrete Laplace releases (floating-point safe, default), 0 the float draw
 
 
 class LDPRSEParams(NamedTuple):
@@ -179,6 +183,7 @@ class LDPRSEParams(NamedTuple):
     theta: jax.Array    # 14 in the paper (R_τ ∝ (2θ)^{2(1+v)/v})
     horizon: jax.Array
     literal: jax.Array  # int32 0: the proofs' variant (D_τ = 2^-τ, err′ with √R_τ; default); 1: the box as printed
+    noise: jax.Array    # int: 1 discrete Laplace reports (floating-point safe, default), 0 the float draw
 
 
 class RSEState(NamedTuple):
@@ -254,7 +259,7 @@ def _elimination(name, num_arms, schedule, local: bool, defaults, claim):
 
     def draw(key, steps, params):
         # LDPRSE: one Laplace per step (the user's noise); DPRSE: one per arm (the epoch-end release).
-        return jax.random.laplace(key, (steps,) if local else (steps, K))
+        return laplace_noise.draw(key, (steps,) if local else (steps, K), params.noise)
 
     def phase_length(state, params):
         n = jnp.sum(state.active, dtype=jnp.int32)
@@ -274,7 +279,7 @@ def _elimination(name, num_arms, schedule, local: bool, defaults, claim):
         r = state.pulls.astype(state.sums.dtype)
         means = (state.sums - state.comp) / r
         if not local:  # μ̃_a = μ̄_a + Lap(2B_τ/(R_τ ε)), independent per arm
-            means = means + central_scale(state.bound, r, params.epsilon) * rng.noise
+            means = central_release(means, state.bound, r, params.epsilon, rng.noise)
         _, _, err, _ = schedule(jnp.sum(state.active, dtype=jnp.int32), state.epoch, params)
         # err_τ with the rounded (uncapped) R_τ: the R_τ this epoch used when it is not capped
         active = eliminate(state.active, means, params.theta * err)
@@ -286,6 +291,7 @@ def _elimination(name, num_arms, schedule, local: bool, defaults, claim):
         _validate_common(params)
         checks.in_range("beta", params.beta, 0.0, 1.0, high_open=True)
         checks.in_range("theta", params.theta, 0.0, low_open=True, high_open=True)
+        checks.in_set("noise", params.noise, (0, 1))
         if local and int(params.literal) not in (0, 1):
             raise ValueError(f"literal={checks._fmt(params.literal)} must be 0 (the proofs' variant) or 1 (the "
                              "algorithm box as printed)")
@@ -316,7 +322,7 @@ def dp_rse(num_arms: int) -> Policy:
     forgets the last one's rewards. One arm left: it is played to T (the run stops at T, mid-epoch if it comes).
     Written on `phased`; `elimination_rollout` simulates the same law epoch by epoch."""
     return _elimination("dp-rse", num_arms, rse_schedule, False,
-                        RSEParams(*map(jnp.asarray, (1.0, 0.5, 1.0, 0.0, 12.0, 0.0))), _rse_claim)
+                        RSEParams(*map(jnp.asarray, (1.0, 0.5, 1.0, 0.0, 12.0, 0.0, 1))), _rse_claim)
 
 
 def ldp_rse(num_arms: int) -> Policy:
@@ -328,7 +334,8 @@ def ldp_rse(num_arms: int) -> Policy:
     The privatization is inside the policy because B_τ is the policy's (public) epoch state; use it with the
     identity privatizer."""
     return _elimination("ldp-rse", num_arms, ldp_rse_schedule, True,
-                        LDPRSEParams(*map(jnp.asarray, (1.0, 0.5, 1.0, 0.0, 14.0, 0.0)), jnp.asarray(0, jnp.int32)),
+                        LDPRSEParams(*map(jnp.asarray, (1.0, 0.5, 1.0, 0.0, 14.0, 0.0)), jnp.asarray(0, jnp.int32),
+                                     jnp.asarray(1, jnp.int32)),
                         _ldp_claim)
 
 
@@ -402,7 +409,8 @@ def elimination_rollout(policy: Policy, env, *, horizon: int, record_times=None,
             x = jax.vmap(lambda kk, z, a: env.sample(StepRandom(kk, z), a, params_env))(keys, noise, arm)
             x = jnp.where(valid, x, 0.0)
             if local:
-                seen = local_report(x, bound, params_pol.epsilon, jax.random.laplace(kn, (chunk,), x.dtype))
+                seen = local_report(x, bound, params_pol.epsilon,
+                                    laplace_noise.draw(kn, (chunk,), params_pol.noise, x.dtype))
             else:
                 seen = truncate(x, bound)
             hits = (arm[:, None] == jnp.arange(K)) & valid[:, None]
@@ -450,7 +458,8 @@ def elimination_rollout(policy: Policy, env, *, horizon: int, record_times=None,
             r = pulls.astype(dtype)
             est = (sums - comp) / r
             if not local:
-                est = est + central_scale(bound, r, params.epsilon) * jax.random.laplace(k_release, (K,), dtype)
+                est = central_release(est, bound, r, params.epsilon,
+                                      laplace_noise.draw(k_release, (K,), params.noise, dtype))
             keep = eliminate(s.active, est, params.theta * err)
             return Loop(s.t + length, jnp.where(fits, keep, s.active), s.epoch + fits,
                         s.counts + jnp.where(fits, pulls * s.active, 0),

@@ -18,6 +18,7 @@ import jax.numpy as jnp
 from jaxbandit import checks
 from jaxbandit.policies.common import argmax_random_tie, onehot, uniform_draw, unplayed_first
 from jaxbandit.policies.phased import phased
+from jaxbandit.privacy import noise as laplace_noise
 from jaxbandit.types import Claim, EmptyParams, Policy, no_validate
 
 KL_NEWTON_STEPS = 8  # from the start point of `klucb_index`: 6 reach ~5e-7 over mean in [0, 1], level in [1e-6, 30]
@@ -157,6 +158,7 @@ class LazyUCBParams(NamedTuple):
     epsilon: jax.Array  # ε of ε-DP
     c1: jax.Array       # Hoeffding term sqrt(c1 ln t / n)
     c2: jax.Array       # Laplace term c2 ln t / (ε n)
+    noise: jax.Array    # int: 1 discrete Laplace releases (floating-point safe, default), 0 the float draw
 
 
 class LazyUCBState(NamedTuple):
@@ -188,7 +190,7 @@ def lazy_ucb(num_arms: int) -> Policy:
 
     def draw(key, steps, params):
         k_tie, k_lap = jax.random.split(key)
-        return jax.random.uniform(k_tie, (steps,)), jax.random.laplace(k_lap, (steps,))
+        return jax.random.uniform(k_tie, (steps,)), laplace_noise.draw(k_lap, (steps,), params.noise)
 
     def phase_length(state, params):
         return jnp.where(state.size == 0, 1, 2 * state.size)  # batch sizes 1, 2, 4, ...
@@ -207,9 +209,12 @@ def lazy_ucb(num_arms: int) -> Policy:
         return state._replace(buffer=state.buffer + hit * obs, t=state.t + 1)
 
     def release(rng, state, arm, length, params):
-        _, lap = rng.noise
+        _, noise = rng.noise
         hit = onehot(arm, num_arms) == 1
-        released = (state.buffer + lap / params.epsilon) / length.astype(state.buffer.dtype)
+        size = length.astype(state.buffer.dtype)
+        # (batch sum + Lap(1/ε))/n: the batch mean + Lap(1/(εn)), sensitivity 1/n
+        released = laplace_noise.released((state.buffer + laplace_noise.laplace_of(noise) / params.epsilon) / size,
+                                          state.buffer / size, 1 / (params.epsilon * size), 1 / size, noise)
         return LazyUCBState(jnp.where(hit, released, state.mean), jnp.where(hit, length, state.size),
                             jnp.where(hit, 0.0, state.buffer), state.t)  # older rewards are forgotten
 
@@ -217,6 +222,7 @@ def lazy_ucb(num_arms: int) -> Policy:
         checks.in_range("epsilon", params.epsilon, 0.0, low_open=True, high_open=True)
         checks.in_range("c1", params.c1, 0.0, high_open=True)
         checks.in_range("c2", params.c2, 0.0, high_open=True)
+        checks.in_set("noise", params.noise, (0, 1))
 
     def privacy(params, horizon):
         return Claim(float(params.epsilon), 0.0, "ε-DP of the whole action sequence, one reward changed",
@@ -225,6 +231,7 @@ def lazy_ucb(num_arms: int) -> Policy:
 
     policy = phased("lazy-ucb", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
                     release=release, draw=draw, validate=validate,
-                    default_params=LazyUCBParams(epsilon=jnp.asarray(1.0), c1=jnp.asarray(1.5), c2=jnp.asarray(3.0)),
+                    default_params=LazyUCBParams(epsilon=jnp.asarray(1.0), c1=jnp.asarray(1.5), c2=jnp.asarray(3.0),
+                                                 noise=jnp.asarray(1, jnp.int32)),
                     reward_range=(0.0, 1.0))
     return policy._replace(privacy=privacy)

@@ -233,13 +233,15 @@ def _wilson(k, n, z):
 
 
 # ------------------------------------------------------------------------------------------------- the trials
-def sample(features: Callable, key, side: int, n: int, chunk: int = 65_536) -> np.ndarray:
-    """``n`` trials of ``features`` on neighbour ``side``: float64[n, F] (keys split from ``key``, in chunks)."""
+def sample(features: Callable, key, side: int, n: int, chunk: int = 16_384) -> np.ndarray:
+    """``n`` trials of ``features`` on neighbour ``side``: float64[n, F] (keys split from ``key``). Every chunk has
+    the same shape (the last one is cut after the call), so an audit compiles once whatever its trial counts."""
     fn = _compiled(features)
     out = []
     for i, start in enumerate(range(0, n, chunk)):
-        keys = jax.random.split(jax.random.fold_in(key, i), min(chunk, n - start))
-        out.append(np.asarray(fn(keys, jnp.int32(side)), np.float64).reshape(len(keys), -1))
+        keys = jax.random.split(jax.random.fold_in(key, i), chunk)
+        x = np.asarray(fn(keys, jnp.int32(side)), np.float64).reshape(chunk, -1)
+        out.append(x[: min(chunk, n - start)])
     return np.concatenate(out)
 
 

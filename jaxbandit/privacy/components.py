@@ -28,6 +28,7 @@ import numpy as np
 
 from jaxbandit import checks
 from jaxbandit.privacy import counters, robust
+from jaxbandit.privacy import noise as laplace_noise
 from jaxbandit.privacy.audit import Audit
 from jaxbandit.registry import Registry
 from jaxbandit.types import StepRandom
@@ -51,6 +52,20 @@ def _check_bug(component: str, bug) -> None:
 
 def _float(name, value, low=0.0, high=math.inf, **kw) -> float:
     return float(checks.in_range(name, value, low, high, **kw))
+
+
+def _noise_mode(noise) -> int:
+    return int(checks.in_set("noise", noise, (0, 1)))
+
+
+def _reuse(noise):
+    """The planted bug "noise-reused": every release of the draw gets the first one's randomness."""
+    def first(x, keep_last):
+        lead = x.ndim - keep_last
+        return jnp.broadcast_to(x[(0,) * lead], x.shape)
+    if isinstance(noise, laplace_noise.Noise):
+        return laplace_noise.Noise(first(noise.laplace, 0), first(noise.bits, 1), noise.discrete)
+    return first(noise, 0)
 
 
 def _one_step_noise(policy, key, params):
@@ -130,9 +145,10 @@ def randomized_response(bug=None, epsilon=1.0):
                  "p00 = p11 = e^ε/(1 + e^ε) is ε-LDP (its level, spec 002 §3)", categorical=True, tight=0.9, bug=bug)
 
 
-def local_laplace(bug=None, epsilon=1.0, bound=1.0):
+def local_laplace(bug=None, epsilon=1.0, bound=1.0, noise=1):
     """Seed 004's LDP channel (LDPRSE, Algorithm 4): x·1{|x| <= B} + Lap(2B/ε), ε-LDP over all real inputs."""
     _check_bug("local-laplace", bug)
+    mode = _noise_mode(noise)
     eps = _float("epsilon", epsilon, low_open=True, high_open=True)
     B = _float("bound", bound, low_open=True, high_open=True)
     x = 4 * B if bug == "no-clamp" else B  # beyond B the channel truncates to 0: a no-clamp bug shows there
@@ -140,9 +156,10 @@ def local_laplace(bug=None, epsilon=1.0, bound=1.0):
 
     def features(key, side):
         reward = jnp.where(side == 0, x, -x).astype(jnp.float32)
-        lap = jax.random.laplace(key, dtype=jnp.float32)
-        if bug == "no-clamp":
-            report = reward + robust.local_scale(B, scale_eps) * lap
+        lap = laplace_noise.draw(key, (), mode)
+        if bug == "no-clamp":  # the channel without its truncation: the release of x itself
+            scale = robust.local_scale(B, scale_eps)
+            report = laplace_noise.released(reward + scale * lap.laplace, reward, scale, 2 * B, lap)
         else:
             report = robust.local_report(reward, B, scale_eps, lap)
         return jnp.stack([report])
@@ -155,9 +172,10 @@ def local_laplace(bug=None, epsilon=1.0, bound=1.0):
 
 
 # -------------------------------------------------------------------------------------- central mechanisms
-def central_laplace_mean(bug=None, epsilon=1.0, bound=1.0, pulls=10):
+def central_laplace_mean(bug=None, epsilon=1.0, bound=1.0, pulls=10, noise=1):
     """Seed 004's DPRSE epoch release (Algorithm 3): mean of R truncated rewards + Lap(2B/(Rε)), ε-DP."""
     _check_bug("central-laplace-mean", bug)
+    mode = _noise_mode(noise)
     eps = _float("epsilon", epsilon, low_open=True, high_open=True)
     B = _float("bound", bound, low_open=True, high_open=True)
     R = int(_float("pulls", pulls, 1, 10**6))
@@ -165,11 +183,12 @@ def central_laplace_mean(bug=None, epsilon=1.0, bound=1.0, pulls=10):
 
     def features(key, side):
         rewards = jnp.zeros(R).at[0].set(jnp.where(side == 0, x, -x))
-        lap = jax.random.laplace(key, dtype=jnp.float32)
-        if bug == "wrong-sensitivity":   # B/(Rε): the scale of sensitivity B, not 2B
-            mean = jnp.mean(robust.truncate(rewards, B)) + B / (R * eps) * lap
+        lap = laplace_noise.draw(key, (), mode)
+        if bug == "wrong-sensitivity":   # Lap(B/(Rε)) for a mean of sensitivity B/R: the scale of B, not 2B
+            m = jnp.mean(robust.truncate(rewards, B))
+            mean = laplace_noise.released(m + B / (R * eps) * lap.laplace, m, B / (R * eps), B / R, lap)
         elif bug == "no-clamp":
-            mean = jnp.mean(rewards) + robust.central_scale(B, R, eps) * lap
+            mean = robust.central_release(jnp.mean(rewards), B, R, eps, lap)
         else:
             mean = robust.central_mean(rewards, B, eps, lap)
         return jnp.stack([mean])
@@ -181,9 +200,10 @@ def central_laplace_mean(bug=None, epsilon=1.0, bound=1.0, pulls=10):
                  feature_names=("released mean",))
 
 
-def tree_counter(bug=None, epsilon=1.0, sensitivity=1.0, items=4):
+def tree_counter(bug=None, epsilon=1.0, sensitivity=1.0, items=4, noise=1):
     """The binary-tree counter (Dwork et al. 2010; seed 004 Algorithm 2) at depth ⌊log₂n⌋ + 1: ε-DP."""
     _check_bug("tree-counter", bug)
+    mode = _noise_mode(noise)
     eps = _float("epsilon", epsilon, low_open=True, high_open=True)
     delta = _float("sensitivity", sensitivity, low_open=True, high_open=True)
     n = int(_float("items", items, 2, 64))
@@ -196,7 +216,8 @@ def tree_counter(bug=None, epsilon=1.0, sensitivity=1.0, items=4):
         return counters.tree_insert(state, x, z, run_eps, sensitivity=run_sens, depth=levels)
 
     nodes = [(1 << j, 0) for j in range(levels) if 1 << j <= n]  # item 1's nodes: Ŝ_{2^j} is one node
-    features = _scan_counter(insert, counters.tree_release, n, 1, delta, nodes, bug, counters.tree_init(levels=levels))
+    features = _scan_counter(insert, counters.tree_release, n, 1, delta, nodes, bug, counters.tree_init(levels=levels),
+                             mode)
     exact = float(counters.tree_privacy_loss(n, eps, delta, levels, levels)[0])
     return Audit("tree-counter", "epsilon", eps, 0.0, features, exact,
                  f"item 1 of {n} changed by Δ = {delta:g} (it lies in {len(nodes)} nodes)",
@@ -205,9 +226,10 @@ def tree_counter(bug=None, epsilon=1.0, sensitivity=1.0, items=4):
                  feature_names=_counter_names(n))
 
 
-def hybrid_counter(bug=None, epsilon=1.0):
+def hybrid_counter(bug=None, epsilon=1.0, noise=1):
     """The hybrid counter of Chan, Shi & Song 2011 (DP-UCB's, Tossou & Dimitrakakis 2016): ε-DP for items in [0, 1]."""
     _check_bug("hybrid-counter", bug)
+    mode = _noise_mode(noise)
     eps = _float("epsilon", epsilon, low_open=True, high_open=True)
     n, item = 4, 3  # item 2^k + 1 (k = 1) lies in one p-sum and one logarithmic segment: ε/2 + ε/2
     run_eps = 2 * eps if bug == "noise-halved" else eps
@@ -217,7 +239,7 @@ def hybrid_counter(bug=None, epsilon=1.0):
         return counters.hybrid_insert(state, x, z, run_eps, sensitivity=run_sens)
 
     features = _scan_counter(insert, counters.hybrid_release, n, item, 1.0, [(3, 2), (4, 2)], bug,
-                             counters.hybrid_init())
+                             counters.hybrid_init(), mode)
     exact = float(counters.hybrid_privacy_loss(n, eps)[item - 1])
     return Audit("hybrid-counter", "epsilon", eps, 0.0, features, exact,
                  f"item {item} of {n} changed by 1 (one p-sum and one logarithmic segment)",
@@ -229,11 +251,11 @@ def _counter_names(n):
     return ("min over the item's released nodes",) + tuple(f"Ŝ_{t}" for t in range(1, n + 1))
 
 
-def _scan_counter(insert, release, n, item, delta, nodes, bug, init_state):
+def _scan_counter(insert, release, n, item, delta, nodes, bug, init_state, mode):
     def features(key, side):
-        laps = jax.random.laplace(key, (n,), jnp.float32)
+        laps = laplace_noise.draw(key, (n,), mode)
         if bug == "noise-reused":  # one draw for every insertion
-            laps = jnp.full((n,), laps[0])
+            laps = _reuse(laps)
         xs = jnp.zeros(n).at[item - 1].set(jnp.where(side == 0, delta, 0.0))
 
         def step(state, xz):
@@ -249,27 +271,25 @@ def _scan_counter(insert, release, n, item, delta, nodes, bug, init_state):
 
 # ------------------------------------------------------------------------------------------------ policies
 def _policy(name, num_arms, **params):
-    from jaxbandit import policies
+    from jaxbandit import policies  # here, not at the top: jaxbandit.policies imports jaxbandit.privacy
     return policies.make(name, num_arms, **params)
 
 
-def dp_rucb(bug=None, epsilon=1.0, v=0.5, u=2.0):
+def dp_rucb(bug=None, epsilon=1.0, v=0.5, u=2.0, noise=1):
     """Seed 004's DPRUCB: one arm's tree counter as the policy's own update fills it (truncation at B_n, 2B_n)."""
     _check_bug("dp-rucb", bug)
-    from jaxbandit.policies.heavy_tailed import rucb_bound
+    from jaxbandit.policies.heavy_tailed import RUCBState, rucb_bound
     eps = _float("epsilon", epsilon, low_open=True, high_open=True)
     n = 4
-    policy, params = _policy("dp-rucb", 1, epsilon=eps, v=v, u=u, horizon=n)
+    policy, params = _policy("dp-rucb", 1, epsilon=eps, v=v, u=u, horizon=n, noise=_noise_mode(noise))
     claim = policy.privacy(params, n)
     run_params = params._replace(sensitivity=jnp.asarray(1.0)) if bug == "wrong-sensitivity" else params
     x = float(rucb_bound(1, params))
-    scale = 0.5 if bug == "noise-halved" else 1.0
-    from jaxbandit.policies.heavy_tailed import RUCBState
 
     def features(key, side):
-        laps = scale * jax.random.laplace(key, (n, 1), jnp.float32)
+        laps = policy.draw(key, n, params)
         if bug == "noise-reused":
-            laps = jnp.full((n, 1), laps[0, 0])
+            laps = _reuse(laps)
         xs = jnp.zeros(n).at[0].set(jnp.where(side == 0, x, -x))
 
         def step(state, xz):
@@ -336,11 +356,11 @@ def modified_thompson_run(bug=None, b=1, c=1.0, horizon=8):
                  bug=bug)
 
 
-def dp_se(bug=None, epsilon=0.5):
+def dp_se(bug=None, epsilon=0.5, noise=1):
     """DP-SE (Sajed & Sheffet 2019): the elimination at the end of epoch 1 (the policy's own update), ε-DP."""
     _check_bug("dp-se", bug)
     eps = _float("epsilon", epsilon, low_open=True, high_open=True)
-    policy, params = _policy("dp-se", 2, epsilon=eps, beta=0.5)
+    policy, params = _policy("dp-se", 2, epsilon=eps, beta=0.5, noise=_noise_mode(noise))
     base = policy.init(params)
     R = int(base.inner.pulls)
     l8, l4 = math.log(8 * 2 / 0.5), math.log(4 * 2 / 0.5)
@@ -352,9 +372,9 @@ def dp_se(bug=None, epsilon=0.5):
               for s0 in (R / 2 + 0.5, R / 2 - 0.5)]
 
     def features(key, side):
-        lap = jax.random.laplace(key, (2,), jnp.float32)
+        lap = _one_step_noise(policy, key, params)
         if bug == "noise-reused":  # one draw for both arms: it cancels in the comparison
-            lap = jnp.full((2,), lap[0])
+            lap = _reuse(lap)
         state = jax.tree.map(lambda a, b: jnp.where(side == 0, a, b), *states)
         new = policy.update(StepRandom(key, lap), state, jnp.int32(1), jnp.float32(0.5), params)
         return jnp.stack([new.inner.active[1].astype(jnp.float32)])
@@ -377,16 +397,16 @@ def _binary_level(p0, p1):
     return max(abs(math.log(p0 / p1)), abs(math.log((1 - p0) / (1 - p1))))
 
 
-def lazy_ucb(bug=None, epsilon=1.0):
+def lazy_ucb(bug=None, epsilon=1.0, noise=1):
     """Anytime-Lazy-UCB (Hu, Huang & Mehta 2021): round 3's choice after one batch per arm (its own select), ε-DP."""
     _check_bug("lazy-ucb", bug)
     eps = _float("epsilon", epsilon, low_open=True, high_open=True)
-    policy, params = _policy("lazy-ucb", 2, epsilon=eps)
+    policy, params = _policy("lazy-ucb", 2, epsilon=eps, noise=_noise_mode(noise))
 
     def features(key, side):
         rewards = jnp.asarray([[1.0, 0.5]] * 3).at[0, 0].set(jnp.where(side == 0, 1.0, 0.0))
         u, lap = policy.draw(key, 3, params)
-        lap = jnp.full_like(lap, lap[0]) if bug == "noise-reused" else lap  # one draw for every batch
+        lap = _reuse(lap) if bug == "noise-reused" else lap  # one draw for every batch
         return play(policy, params, rewards, (u, lap)).astype(jnp.float32)
 
     return Audit("lazy-ucb", "epsilon", eps, 0.0, features, _lazy_exact(eps),
@@ -401,17 +421,16 @@ def _lazy_exact(eps):
 
 
 def _dp_ucb(name):
-    def factory(bug=None, epsilon=1.0):
+    def factory(bug=None, epsilon=1.0, noise=1):
         _check_bug(name, bug)
         eps = _float("epsilon", epsilon, low_open=True, high_open=True)
-        policy, params = _policy(name, 2, epsilon=eps)
+        policy, params = _policy(name, 2, epsilon=eps, noise=_noise_mode(noise))
         claim = policy.privacy(params, 4)
-        scale = 0.5 if bug == "noise-halved" else 1.0
 
         def features(key, side):
             rewards = jnp.asarray([[1.0, 0.5]] * 4).at[0, 0].set(jnp.where(side == 0, 1.0, 0.0))
             u, lap = policy.draw(key, 4, params)
-            lap = jnp.full_like(lap, lap[0, 0]) if bug == "noise-reused" else scale * lap  # one draw for all
+            lap = _reuse(lap) if bug == "noise-reused" else lap  # one draw for every release
             return play(policy, params, rewards, (u, lap)).astype(jnp.float32)
 
         return Audit(name, "epsilon", claim.epsilon, claim.delta, features, None,
@@ -548,7 +567,7 @@ BUGS = {
     "central-laplace-mean": ("wrong-sensitivity", "no-clamp"),
     "tree-counter": ("noise-halved", "wrong-sensitivity", "noise-reused"),
     "hybrid-counter": ("noise-halved", "wrong-sensitivity", "noise-reused"),
-    "dp-rucb": ("noise-halved", "wrong-sensitivity", "noise-reused"),
+    "dp-rucb": ("wrong-sensitivity", "noise-reused"),
     "modified-thompson": ("noise-halved",),
     "modified-thompson-run": (),
     "dp-se": ("noise-reused",),

@@ -48,9 +48,11 @@ Each item enters one logarithmic segment and at most k p-sums with noise calibra
 with equality for item 2^k + 1 (k ≥ 1) once n ≥ 2^{k+1}. The noise of Ŝ_n, n = 2^k + r, is a sum of k + 1
 Lap(2/ε) and popcount(r) Lap(2k/ε) terms (`hybrid_noise_variance`); it needs no horizon and serves any n < 2^31.
 
-Common to both: ``insert(state, x, laplace, epsilon, mask=True, sensitivity=1.0)`` takes one standard Laplace draw
-per counter from the caller (its only randomness, so policies draw noise in blocks), ε = ∞ switches the noise off
-and the counter is exact; ``sensitivity`` Δ_t scales the noise of the nodes created by that insertion (1 for items
+Common to both: ``insert(state, x, laplace, epsilon, mask=True, sensitivity=1.0)`` takes the noise of one release
+per counter from the caller (its only randomness, so policies draw noise in blocks): a `jaxbandit.privacy.noise.Noise`
+(the floating-point-safe discrete Laplace release of each node on a power-of-two grid, or the float draw, as its
+``discrete`` field says) or a plain standard Laplace array (the float release); ε = ∞ switches the noise off and
+the counter is exact; ``sensitivity`` Δ_t scales the noise of the nodes created by that insertion (1 for items
 in [0, 1], B for [0, B], 2B for [−B, B]; it may grow with t but must not decrease, or the bound above fails).
 """
 from __future__ import annotations
@@ -61,6 +63,8 @@ from typing import Callable, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from jaxbandit.privacy import noise as laplace_noise
 
 __all__ = [
     "LEVELS", "Counter", "HYBRID", "TREE",
@@ -133,10 +137,16 @@ def hybrid_insert(state: HybridState, x, laplace, epsilon, mask=True, sensitivit
     merged = jnp.sum(jnp.where(lower, state.alpha, 0), axis=-1) + x
     # Δ multiplies after the ε-dependent factor: Δ = 1 leaves every value bit-identical to the unscaled counter.
     node_scale = sens * (2 * k.astype(dtype) / eps)
+    lap = laplace_noise.laplace_of(laplace)
+    node = laplace_noise.released(merged + node_scale * lap, merged, node_scale, sens, laplace)
     alpha = jnp.where(lower, 0, jnp.where(here, merged[..., None], state.alpha))
-    alpha_hat = jnp.where(lower, 0, jnp.where(here, (merged + node_scale * laplace)[..., None], state.alpha_hat))
-    log_noise = jnp.where(power_of_two, state.log_noise + (sens * (2 / eps)) * laplace, state.log_noise)
-    anchor = jnp.where(power_of_two, total + log_noise, state.anchor)
+    alpha_hat = jnp.where(lower, 0, jnp.where(here, node[..., None], state.alpha_hat))
+    log_scale = sens * (2 / eps)
+    log_noise = jnp.where(power_of_two, state.log_noise + log_scale * lap, state.log_noise)
+    # At a power of two ``merged`` is the logarithmic segment's sum (every p-sum of the epoch plus x): the
+    # discrete release adds it, released, to the last anchor; the float one keeps its running noise.
+    segment = laplace_noise.released(total + log_noise, merged, log_scale, sens, laplace, offset=state.anchor)
+    anchor = jnp.where(power_of_two, segment, state.anchor)
     # A new epoch starts at each power of two: its binary mechanism begins empty.
     alpha = jnp.where(power_of_two[..., None], 0, alpha)
     alpha_hat = jnp.where(power_of_two[..., None], 0, alpha_hat)
@@ -218,7 +228,9 @@ def tree_insert(state: TreeState, x, laplace, epsilon, mask=True, sensitivity=1.
     merged = jnp.sum(jnp.where(lower, state.alpha, 0), axis=-1) + x
     alpha = jnp.where(lower, 0, jnp.where(here, merged[..., None], state.alpha))
     # The node's noise is drawn once, at creation; the absorbed lower nodes leave the release with their noise.
-    alpha_hat = jnp.where(lower, 0, jnp.where(here, (merged + scale * laplace)[..., None], state.alpha_hat))
+    node = laplace_noise.released(merged + scale * laplace_noise.laplace_of(laplace), merged, scale,
+                                  jnp.asarray(sensitivity, dtype), laplace)
+    alpha_hat = jnp.where(lower, 0, jnp.where(here, node[..., None], state.alpha_hat))
     room = state.n < (1 << num_levels) - 1  # item 2^L would need level L
     return _masked(TreeState(n, alpha, alpha_hat), state, jnp.asarray(mask) & room)
 

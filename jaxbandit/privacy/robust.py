@@ -12,8 +12,9 @@ import numpy as np
 import jax.numpy as jnp
 
 from jaxbandit.envs.heavy_tailed import pareto_truncated_moments
+from jaxbandit.privacy import noise as laplace_noise
 
-__all__ = ["truncate", "central_mean", "local_mean", "local_report", "central_scale", "local_scale",
+__all__ = ["truncate", "central_mean", "central_release", "local_mean", "local_report", "central_scale", "local_scale",
            "channel_level", "central_level", "pareto_estimator_moments"]
 
 
@@ -36,15 +37,26 @@ def local_scale(bound, epsilon):
 
 def central_mean(x, bound, epsilon, laplace):
     """μ̃ = (1/R) Σ_l x̃_l + Lap(2B/(Rε)) over the last axis of ``x`` (R samples; Algorithm 3, spec 004 §3.2).
-    ``laplace``: one standard Laplace draw per estimate (shape ``x.shape[:-1]``)."""
+    ``laplace``: the noise of one release per estimate (shape ``x.shape[:-1]``): a `jaxbandit.privacy.noise.Noise`
+    (discrete release, floating-point safe, or the float one) or standard Laplace draws (float)."""
     x = jnp.asarray(x)
     r = x.shape[-1]
-    return jnp.mean(truncate(x, bound), axis=-1) + central_scale(bound, r, epsilon) * laplace
+    return central_release(jnp.mean(truncate(x, bound), axis=-1), bound, r, epsilon, laplace)
+
+
+def central_release(mean, bound, pulls, epsilon, laplace):
+    """mean + Lap(2B/(Rε)), the mean of R truncated rewards having sensitivity 2B/R (see `central_mean`)."""
+    scale = central_scale(bound, pulls, epsilon)
+    return laplace_noise.released(mean + scale * laplace_noise.laplace_of(laplace), mean, scale,
+                                  2 * bound / pulls, laplace)
 
 
 def local_report(x, bound, epsilon, laplace):
-    """x̂ = x̃ + Lap(2B/ε): what one user sends under Algorithm 4 (ε-LDP). ``laplace``: standard draws, shape of x."""
-    return truncate(x, bound) + local_scale(bound, epsilon) * laplace
+    """x̂ = x̃ + Lap(2B/ε): what one user sends under Algorithm 4 (ε-LDP; x̃ ∈ [−B, B], sensitivity 2B). ``laplace``:
+    a `jaxbandit.privacy.noise.Noise` or standard Laplace draws, shape of x."""
+    kept = truncate(x, bound)
+    scale = local_scale(bound, epsilon)
+    return laplace_noise.released(kept + scale * laplace_noise.laplace_of(laplace), kept, scale, 2 * bound, laplace)
 
 
 def local_mean(x, bound, epsilon, laplace):
