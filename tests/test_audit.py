@@ -126,12 +126,12 @@ def test_audit_never_exceeds_the_claim(name):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", components.names())
 def test_full_audit_never_exceeds_the_claim(name):
-    """Every audit at its default trials, and at ten times them for the tight ones (where the bound gets closer)."""
+    """The audits without a tightness target at their default trials; the tight ones at five times theirs (where
+    the bound gets closer to the claim, and must still not pass it)."""
     a = components.make(name)
-    _check_result(a, audit.run(a, seed=1))
+    result = audit.run(a, trials=None if a.tight is None else 5 * a.trials, seed=2)
+    _check_result(a, result)
     if a.tight is not None:
-        result = audit.run(a, trials=10 * a.trials, seed=2)
-        _check_result(a, result)
         assert result.lower_bound >= a.tight * a.claim, result
 
 
@@ -140,12 +140,6 @@ def test_planted_bug_is_flagged(name, bug):
     result = audit.run(components.make(name, bug=bug), trials=BUG_TRIALS)
     assert result.violated, result
     assert result.bug == bug
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name, bug", [(n, b) for n in components.names() for b in components.BUGS[n]])
-def test_planted_bug_is_flagged_at_full_size(name, bug):
-    assert audit.run(components.make(name, bug=bug), seed=3).violated
 
 
 def test_every_family_has_a_planted_bug():

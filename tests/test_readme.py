@@ -20,14 +20,22 @@ def blocks(language):
 
 def shell_commands():
     """The README's shell commands: continuation lines joined, comments dropped, set-up prefix removed."""
+    return [command for command, _ in shell_commands_with_status()]
+
+
+def shell_commands_with_status():
+    """(command, expected exit status): 1 where the command's comment says "(exit status 1)" (a planted privacy
+    bug that the audit must flag), else 0."""
     commands = []
     for block in blocks("bash"):
-        for command in block.replace("\\\n", " ").splitlines():
-            command = command.split("  #")[0].strip()
+        for line in block.replace("\\\n", " ").splitlines():
+            command, _, comment = line.partition("  #")
+            command = command.strip()
+            status = 1 if "(exit status 1)" in comment else 0
             if command.startswith(SETUP):
                 command = command[len(SETUP):]
             if command and not command.startswith("#"):
-                commands.append(command)
+                commands.append((command, status))
     return commands
 
 
@@ -53,7 +61,7 @@ def test_readme_python_blocks_run(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("command", [c for c in shell_commands() if "pytest" not in c])
-def test_readme_shell_commands_run(tmp_path, command):
+@pytest.mark.parametrize("command, status", [(c, s) for c, s in shell_commands_with_status() if "pytest" not in c])
+def test_readme_shell_commands_run(tmp_path, command, status):
     out = subprocess.run(_python_exe_command(command), cwd=tmp_path, capture_output=True, text=True, timeout=1200)
-    assert out.returncode == 0, f"{command}\n{out.stderr[-3000:]}"
+    assert out.returncode == status, f"{command}\n{out.stderr[-3000:]}"
