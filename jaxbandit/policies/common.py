@@ -4,6 +4,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from jaxbandit.types import Claim
+
 
 def argmax_random_tie(values, u):
     """Index of a maximum of ``values``, uniform among tied maxima, from one uniform ``u`` in [0, 1).
@@ -55,3 +57,14 @@ def bind_run_horizon(params, horizon):
     """``bind_horizon`` of a policy that knows T through a ``horizon`` parameter: 0 (the default) means the run's."""
     return params._replace(horizon=jnp.where(params.horizon > 0, params.horizon,
                                              jnp.asarray(horizon, params.horizon.dtype)))
+
+
+WHOLE_RUN = "ε-DP of the whole action sequence, one reward changed"
+
+
+def epsilon_claim(source: str, notion: str = WHOLE_RUN):
+    """``Policy.privacy`` of a policy whose paper proves pure ε-DP at its ``epsilon`` parameter, by ``source``."""
+    def privacy(params, horizon):
+        del horizon
+        return Claim(float(params.epsilon), 0.0, notion, source)
+    return privacy

@@ -40,7 +40,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbandit import checks
-from jaxbandit.policies.common import onehot, unplayed_first
+from jaxbandit.policies.common import epsilon_claim, onehot, unplayed_first
 from jaxbandit.policies.phased import phased
 from jaxbandit.privacy import composition, counters, noise as laplace_noise
 from jaxbandit.types import Claim, Policy
@@ -107,10 +107,9 @@ def _counter_policy(num_arms: int, every_arm: bool, with_bound: bool, name: str)
         counter = counters.hybrid_insert(state.counter, items, lap, params.epsilon, mask=mask)
         return CounterState(counter, state.counts + hit)
 
-    def privacy(params, horizon):
-        return Claim(float(params.epsilon), 0.0, _DP, "Chan, Shi & Song 2011's hybrid counter is ε-DP "
-                     "(`counters.hybrid_privacy_loss`); each reward enters one arm's counter and the choices are "
-                     "post-processing of the released sums")
+    privacy = epsilon_claim("Chan, Shi & Song 2011's hybrid counter is ε-DP (`counters.hybrid_privacy_loss`); each "
+                            "reward enters one arm's counter and the choices are post-processing of the released "
+                            "sums", _DP)
 
     return Policy(name, num_arms, init, _draw(num_arms, every_arm), select, update, _validate_epsilon,
                   EpsilonParams(jnp.asarray(1.0), jnp.asarray(1, jnp.int32)), reward_range=(0.0, 1.0),

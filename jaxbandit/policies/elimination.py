@@ -24,10 +24,10 @@ import jax
 import jax.numpy as jnp
 
 from jaxbandit import checks
-from jaxbandit.policies.common import capped_pulls, onehot
+from jaxbandit.policies.common import capped_pulls, epsilon_claim, onehot
 from jaxbandit.policies.phased import phased, round_robin
 from jaxbandit.privacy import noise as laplace_noise
-from jaxbandit.types import Claim, Policy
+from jaxbandit.types import Policy
 
 
 class DPSEParams(NamedTuple):
@@ -108,10 +108,8 @@ def dp_se(num_arms: int) -> Policy:
         checks.in_range("beta", params.beta, 0.0, 1.0, low_open=True, high_open=True)
         checks.in_set("noise", params.noise, (0, 1))
 
-    def privacy(params, horizon):
-        return Claim(float(params.epsilon), 0.0, "ε-DP of the whole action sequence, one reward changed",
-                     "Sajed & Sheffet 2019, Theorem 3.1: each epoch mean is released once with Lap(1/(εR_e)) "
-                     "(sensitivity 1/R_e), epochs use disjoint rewards, choices are post-processing")
+    privacy = epsilon_claim("Sajed & Sheffet 2019, Theorem 3.1: each epoch mean is released once with Lap(1/(εR_e)) "
+                            "(sensitivity 1/R_e), epochs use disjoint rewards, choices are post-processing")
 
     policy = phased("dp-se", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
                     release=release, draw=draw, validate=validate,

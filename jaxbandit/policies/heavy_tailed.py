@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbandit import checks
-from jaxbandit.policies.common import bind_run_horizon, capped_pulls, kahan_add, onehot
+from jaxbandit.policies.common import bind_run_horizon, capped_pulls, epsilon_claim, kahan_add, onehot
 from jaxbandit.policies.elimination import eliminate
 from jaxbandit.policies.phased import phased, round_robin
 from jaxbandit.privacy import counters, noise as laplace_noise
@@ -303,9 +303,8 @@ def _elimination(name, num_arms, schedule, local: bool, defaults, claim):
         policy, env, horizon=horizon, record_times=times))
 
 
-def _rse_claim(params, horizon):
-    return Claim(float(params.epsilon), 0.0, _DP, "Tao et al. 2022, Theorem 3: each reward enters one epoch mean "
-                 "(sensitivity 2B_τ/R_τ, Lap(2B_τ/(R_τ ε))), epochs and arms disjoint (parallel composition)")
+_rse_claim = epsilon_claim("Tao et al. 2022, Theorem 3: each reward enters one epoch mean (sensitivity 2B_τ/R_τ, "
+                           "Lap(2B_τ/(R_τ ε))), epochs and arms disjoint (parallel composition)", _DP)
 
 
 def _ldp_claim(params, horizon):

@@ -16,10 +16,10 @@ import jax
 import jax.numpy as jnp
 
 from jaxbandit import checks
-from jaxbandit.policies.common import argmax_random_tie, onehot, uniform_draw, unplayed_first
+from jaxbandit.policies.common import argmax_random_tie, epsilon_claim, onehot, uniform_draw, unplayed_first
 from jaxbandit.policies.phased import phased
 from jaxbandit.privacy import noise as laplace_noise
-from jaxbandit.types import Claim, EmptyParams, Policy, no_validate
+from jaxbandit.types import EmptyParams, Policy, no_validate
 
 KL_NEWTON_STEPS = 8  # from the start point of `klucb_index`: 6 reach ~5e-7 over mean in [0, 1], level in [1e-6, 30]
 
@@ -224,10 +224,9 @@ def lazy_ucb(num_arms: int) -> Policy:
         checks.in_range("c2", params.c2, 0.0, high_open=True)
         checks.in_set("noise", params.noise, (0, 1))
 
-    def privacy(params, horizon):
-        return Claim(float(params.epsilon), 0.0, "ε-DP of the whole action sequence, one reward changed",
-                     "Hu, Huang & Mehta 2021: every reward enters one batch sum released once with Lap(1/ε) "
-                     "(sensitivity 1); batches are disjoint (parallel composition), choices are post-processing")
+    privacy = epsilon_claim("Hu, Huang & Mehta 2021: every reward enters one batch sum released once with Lap(1/ε) "
+                            "(sensitivity 1); batches are disjoint (parallel composition), choices are "
+                            "post-processing")
 
     policy = phased("lazy-ucb", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
                     release=release, draw=draw, validate=validate,
