@@ -187,7 +187,8 @@ def dp_ucb_int(num_arms: int) -> Policy:
 
     def privacy(params, horizon):
         delta = math.exp(-10)  # the paper's setting
-        return Claim(dp_ucb_int_privacy(float(params.epsilon), float(params.v), delta, horizon), delta, _DP,
+        return Claim(dp_ucb_int_privacy(float(params.epsilon), float(params.v), delta, horizon), delta,
+                     "(ε, δ)-DP of the whole action sequence, one reward changed (Tossou & Dimitrakakis 2016)",
                      "advanced composition (Kairouz et al.) of the changed arm's releases, each (kf)^(-v/2)-DP "
                      "(`dp_ucb_int_privacy`; our reading, the paper's theorem was not available)")
 
