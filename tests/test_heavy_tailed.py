@@ -354,7 +354,8 @@ def test_elimination_rollout_equals_the_step_engine_on_deterministic_rewards(nam
         np.testing.assert_allclose(step.regret[r], trace.regret, rtol=1e-6, atol=1e-3)
 
 
-@pytest.mark.parametrize("name,theta,T", [("dp-rse", 1.0, 100_000), ("ldp-rse", 0.5, 200_000)])
+@pytest.mark.parametrize("name,theta,T", [("dp-rse", 1.0, 100_000),
+                                          pytest.param("ldp-rse", 0.5, 200_000, marks=pytest.mark.slow)])
 def test_elimination_rollout_has_the_law_of_the_step_engine(name, theta, T):
     """Pareto arms, scaled constants (epochs end within T): 150 runs of each simulation, final regret means within
     5 combined standard errors (false alarm 6e-7 under the normal approximation). The float draw (noise = 0): the
