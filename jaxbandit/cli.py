@@ -229,6 +229,7 @@ def cmd_audit(args) -> int:
         for name in components.names():
             bugs = ", ".join(components.BUGS[name]) or "none"
             print(f"  {name:<{width}}  {components.REGISTRY.describe(name)} [planted bugs: {bugs}]")
+        print("planted bugs (--bug): " + "; ".join(f"{k}: {v}" for k, v in components.BUG_DESCRIPTIONS.items()))
         return 0
     if args.all == (args.name is not None):
         raise ValueError("give one audit NAME or --all (see `jaxbandit audit --list`)" if not args.all
