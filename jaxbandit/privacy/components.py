@@ -124,9 +124,8 @@ def randomized_response(bug=None, epsilon=1.0):
     _check_bug("randomized-response", bug)
     eps = _float("epsilon", epsilon, low_open=True, high_open=True)
     stored = rr.epsilon_optimal(eps)
-    params = rr.RRParams(jnp.asarray(stored["p00"], jnp.float32), jnp.asarray(stored["p11"], jnp.float32))
-    run = rr.epsilon_optimal(2 * eps) if bug == "noise-halved" else stored
-    run = rr.RRParams(jnp.asarray(run["p00"], jnp.float32), jnp.asarray(run["p11"], jnp.float32))
+    chosen = rr.epsilon_optimal(2 * eps) if bug == "noise-halved" else stored
+    run = rr.RRParams(jnp.asarray(chosen["p00"], jnp.float32), jnp.asarray(chosen["p11"], jnp.float32))
     high = 2.0 if bug == "no-clamp" else 1.0
 
     def apply(key, reward):
