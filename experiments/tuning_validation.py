@@ -67,7 +67,8 @@ def refined(coarse: tuning.Grid, points: int, run) -> tuning.Grid:
 
 def validate(instance, eta: float, s: dict, log=print) -> tuple[dict, tuning.Tuned, tuning.Grid]:
     name, env_params, _ = instance
-    common = dict(env_params=env_params, eta_budget=eta, horizon=s["horizon"])
+    # noise=0: the float draw the recorded findings were measured with (as `runner.paper_noise` pins)
+    common = dict(env_params=env_params, policy_params={"noise": 0}, eta_budget=eta, horizon=s["horizon"])
     t0 = time.perf_counter()
     num_arms = len(next(iter(env_params.values())))
     run = lambda values: tuning.grid(name, values=values, runs=s["grid_runs"], seed=GRID_SEED, **common)
@@ -77,7 +78,7 @@ def validate(instance, eta: float, s: dict, log=print) -> tuple[dict, tuning.Tun
     tuned = tuning.tune(name, runs=s["tune_runs"], steps=s["steps"], seed=TUNE_SEED, **common)
     best = g.best()
     b_best, c_best = int(g.values[best]), g.params[best]["c"]
-    res = jb.sweep(name, "modified-thompson", env_params=env_params,
+    res = jb.sweep(name, "modified-thompson", env_params=env_params, policy_params={"noise": 0},
                    grid={("policy.b", "policy.c"): [(b_best, c_best), (tuned.b, tuned.c)]}, horizon=s["horizon"],
                    runs=s["eval_runs"], seed=EVAL_SEED, progress=False, record=np.array([s["horizon"]]))
     pseudo, realized = res.pseudo_regret[..., -1], res.regret[..., -1]  # (2, runs)

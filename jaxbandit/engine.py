@@ -27,6 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbandit import validation
+from jaxbandit.privacy import noise as privacy_noise
 from jaxbandit.types import Env, Policy, Privatizer, SimParams, StepRandom, summarize
 
 BLOCK = 50  # steps per randomness block; part of the random stream's definition (changing it changes draws)
@@ -264,13 +265,11 @@ def rollout(env, policy, privatizer=None, *, horizon: int, record_times=None, un
 _ADVANCE_CACHE: dict = {}
 
 
-def make_advance(env: Env, policy: Policy, privatizer: Privatizer, steps: int, slots: int, unroll: int = UNROLL):
-    """The drivers' jitted ``advance(state, num_blocks, run_keys, params, record_times) -> state`` running
-    ``num_blocks`` blocks of ``steps`` (<= BLOCK) steps of a batch of runs (batch axis last), from block
-    ``state.block`` on. ``num_blocks`` is a traced loop bound, so chunks of any length share one compilation (the
-    drivers size chunks by time). Memoized on the identity of the components and on the static sizes, so calling it
-    again with new parameter values, a new start block or a new chunk length does not recompile. (Components hold
-    arrays, so they are not hashable by value; the cache keeps them alive, so their ids stay unique.)"""
+def _compiled_advance(env: Env, policy: Policy, privatizer: Privatizer, steps: int, slots: int, unroll: int):
+    """`make_advance`'s compiled function for one policy. Memoized on the identity of the components and on the
+    static sizes, so calling it again with new parameter values, a new start block or a new chunk length does not
+    recompile. (Components hold arrays, so they are not hashable by value; the cache keeps them alive, so their ids
+    stay unique.)"""
     key = (id(env), id(policy), id(privatizer), steps, slots, unroll)
     if key not in _ADVANCE_CACHE:
         block = make_block(env, policy, privatizer, steps, slots, batched=True, unroll=unroll)
@@ -286,3 +285,17 @@ def make_advance(env: Env, policy: Policy, privatizer: Privatizer, steps: int, s
         _ADVANCE_CACHE[key] = (env, policy, privatizer,
                                jax.jit(advance, donate_argnums=0, compiler_options=compiler_options()))
     return _ADVANCE_CACHE[key][-1]
+
+
+def make_advance(env: Env, policy: Policy, privatizer: Privatizer, steps: int, slots: int, unroll: int = UNROLL):
+    """The drivers' ``advance(state, num_blocks, run_keys, params, record_times) -> state`` running ``num_blocks``
+    blocks of ``steps`` (<= BLOCK) steps of a batch of runs (batch axis last), from block ``state.block`` on,
+    jitted. ``num_blocks`` is a traced loop bound, so chunks of any length share one compilation (the drivers size
+    chunks by time). A policy's ``noise`` mode, when one for the whole batch, is fixed before compiling
+    (`jaxbandit.privacy.noise.specialize`: the float and the floating-point-safe draws each compile to their own
+    straight-line code); one compilation per mode."""
+    def advance(state, num_blocks, run_keys, params: SimParams, record_times):
+        fixed = privacy_noise.specialize(policy, params.policy)
+        return _compiled_advance(env, fixed, privatizer, steps, slots, unroll)(state, num_blocks, run_keys, params,
+                                                                              record_times)
+    return advance

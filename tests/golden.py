@@ -67,9 +67,10 @@ POLICY_CASES = {
     "uniform": ("bernoulli", {"means": MEANS4}, {}, "identity", {}, HORIZON),
 }
 
-# Policies with Laplace releases: their recorded cases run the float draw (noise = 0, the numbers recorded before
-# the discrete release became the default, bit for bit); the default discrete release has cases of its own.
-NOISE_POLICIES = ("dp-ucb-bound", "dp-ucb", "dp-ucb-int", "dp-se", "dp-rucb", "dp-rse", "ldp-rse", "lazy-ucb")
+# Policies with Laplace releases or Gaussian draws: their recorded cases run the float draw (noise = 0, the numbers
+# recorded before the floating-point-safe draws became the default, bit for bit); the defaults have cases of their own.
+NOISE_POLICIES = ("dp-ucb-bound", "dp-ucb", "dp-ucb-int", "dp-se", "dp-rucb", "dp-rse", "ldp-rse", "lazy-ucb",
+                  "gaussian-thompson", "modified-thompson", "dp-ftpl-gauss")
 DISCRETE_CASES = {name: POLICY_CASES[name] for name in NOISE_POLICIES}
 POLICY_CASES = {name: (c[0], c[1], {**c[2], "noise": 0}, *c[3:]) if name in NOISE_POLICIES else c
                 for name, c in POLICY_CASES.items()}
@@ -94,7 +95,8 @@ ENV_CASES = {
     "testbed20": {},
 }
 
-SWEEP = dict(env="bernoulli", env_params={"means": MEANS4}, policy="modified-thompson", privatizer="linear",
+SWEEP = dict(env="bernoulli", env_params={"means": MEANS4}, policy="modified-thompson", policy_params={"noise": 0},
+             privatizer="linear",
              grid={("policy.b", "policy.c"): [(0, 1.0), (5, 2.0)], "privatizer.epsilon": [0.5, 2.0]},
              horizon=HORIZON, runs=RUNS, seed=SEED)
 

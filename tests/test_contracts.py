@@ -34,8 +34,10 @@ def _reversed(tree, num_arms=None):
 
 def _alternative(component, params, num_arms):
     """Other valid values of a component's params, made as a user makes them (`checks.with_params`): scalars from
-    its defaults, per-arm leaves reversed."""
-    fields = {f: p if np.ndim(p) else d for f, p, d in zip(params._fields, params, component.default_params)}
+    its defaults, per-arm leaves reversed. The ``noise`` mode is kept: each mode compiles on its own
+    (`jaxbandit.privacy.noise.specialize`), other values must not."""
+    fields = {f: p if np.ndim(p) or f == "noise" else d
+              for f, p, d in zip(params._fields, params, component.default_params)}
     return _reversed(jb.checks.with_params(component, **fields), num_arms)
 
 
@@ -92,13 +94,13 @@ def test_policy_contract(name):
     check_contract(f"policy/{name}", env, name, priv, ep, pp, qp, golden.CONTRACT_HORIZONS.get(name, HORIZON))
 
 
-DISCRETE_DEFAULT = ("dp-ucb", "dp-rucb", "dp-se")  # a hybrid counter, a tree counter, a mean: the rest is slow
+DISCRETE_DEFAULT = ("dp-ucb", "dp-rucb", "dp-se", "gaussian-thompson")  # counters, a mean, the Gaussian draw: rest slow
 
 
 @pytest.mark.parametrize("name", [n if n in DISCRETE_DEFAULT else pytest.param(n, marks=pytest.mark.slow)
                                   for n in sorted(golden.DISCRETE_CASES)])
 def test_discrete_noise_policy_contract(name):
-    """The default discrete Laplace release (the float draw is the recorded case above, noise = 0)."""
+    """The default floating-point-safe draws (the float draw is the recorded case above, noise = 0)."""
     env, ep, pp, priv, qp, _ = golden.DISCRETE_CASES[name]
     check_contract(f"policy-discrete/{name}", env, name, priv, ep, pp, qp, golden.CONTRACT_HORIZONS.get(name, HORIZON))
 

@@ -145,8 +145,8 @@ def test_public_objects_print_short_summaries():
     assert texts["results"].startswith("Results(ucb1 on bernoulli (3 arms)") and "3 runs" in texts["results"]
     assert "final pseudo-regret" in texts["results"] and "grid: env.means: 2 values" in texts["grid"]
     assert texts["guarantee"] == "Guarantee(eta=18.2574, epsilon=252.564, delta=1e-06)"
-    assert texts["params"] == ("SimParams(env=BernoulliParams(means=float32[12]), policy=ModifiedParams(b=5, c=2), "
-                               "privatizer=EmptyParams())")
+    assert texts["params"] == ("SimParams(env=BernoulliParams(means=float32[12]), "
+                               "policy=ModifiedParams(b=5, c=2, noise=1), privatizer=EmptyParams())")
     assert texts["trace"].startswith("Trace(pseudo_regret=float32[")
     assert texts["claim"].startswith("Claim(epsilon=1, delta=0.01, notion='one-step (ε, δ)-DP")
     assert texts["tuning grid"] == "Grid(50 values 0..49, 8 runs each; best 0: regret 1 ± 0; 400 agent-steps)"

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from jaxbandit import policies, resolve, simulate, sweep
-from jaxbandit.engine import _ADVANCE_CACHE, BLOCK, make_advance, record_slots
+from jaxbandit.engine import _ADVANCE_CACHE, BLOCK, UNROLL, _compiled_advance, record_slots
+from jaxbandit.privacy import noise
 from jaxbandit.types import StepRandom
 
 MEANS = [0.75, 0.625, 0.5, 0.375, 0.25]  # seed 001, Sec. 5.1
@@ -55,8 +56,9 @@ def test_grid_over_b_and_c_compiles_once():
               progress=False)
     # The advance this configuration runs (memoized: another test of this process may have compiled it already,
     # for another batch size): the grid adds at most one compilation, and new grid values none.
-    env, policy, privatizer, _ = resolve("bernoulli", "modified-thompson", env_params={"means": MEANS})
-    advance = make_advance(env, policy, privatizer, BLOCK, record_slots(kw["record"]))
+    env, policy, privatizer, params = resolve("bernoulli", "modified-thompson", env_params={"means": MEANS})
+    advance = _compiled_advance(env, noise.specialize(policy, params.policy), privatizer, BLOCK,
+                                record_slots(kw["record"]), UNROLL)
     before = len(_ADVANCE_CACHE)
     compiled = advance._cache_size()
     grid = {("policy.b", "policy.c"): [(0, 1.0), (5, 4.0), (20, 1.5)]}

@@ -1,6 +1,7 @@
-"""Floating-point-safe Laplace releases (`jaxbandit.privacy.noise`): the discrete Laplace sampler against its law,
-the level it keeps as realized in float32 (exact counts), the release on its grid, and the policies' ``noise``
-switch (0: the float draw, bit for bit the recorded numbers — tests/test_contracts.py; 1: the default)."""
+"""Floating-point-safe noise (`jaxbandit.privacy.noise`): the discrete Laplace sampler against its law, the level it
+keeps as realized in float32 (exact counts), the release on its grid; the Gaussian draw with tails to 2^-73 against
+N(0, 1) (exact counts) and the float draw it replaces; and the policies' ``noise`` switch (0: the float draw, bit
+for bit the recorded numbers — tests/test_contracts.py; 1: the default)."""
 import math
 
 import jax
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 import jaxbandit as jb
-from jaxbandit import policies
+from jaxbandit import policies, prng
 from jaxbandit.privacy import noise
 from tests.helpers import Z
 
@@ -106,6 +107,8 @@ def test_draw_keeps_the_float_stream():
     ("dp-se", {"epsilon": 2.0, "beta": 0.5}, "bernoulli", {"means": [0.1, 0.9, 0.5, 0.8]}),
     ("lazy-ucb", {"epsilon": 0.5}, "bernoulli", {"means": [0.3, 0.55, 0.5, 0.8]}),
     ("dp-rucb", {"epsilon": 1.0, "v": 0.9, "u": 2.0, "bonus": 0.5}, "pareto", {"means": [0.3, 0.8], "v": 0.9}),
+    ("modified-thompson", {"b": 2, "c": 2.0}, "bernoulli", {"means": [0.3, 0.55, 0.5, 0.8]}),
+    ("dp-ftpl-gauss", {"epsilon": 4.0, "delta": 0.1}, "bernoulli", {"means": [0.3, 0.55, 0.5, 0.8]}),
 ])
 def test_discrete_and_float_releases_give_the_same_regret(name, params, env, ep):
     """Same law up to the grid: the mean regret of the default (discrete) and the float release agree (z at 1e-6)."""
@@ -120,3 +123,142 @@ def test_discrete_and_float_releases_give_the_same_regret(name, params, env, ep)
 def test_noise_parameter_is_checked():
     with pytest.raises(ValueError, match=r"noise=2 must be one of 0, 1"):
         policies.make("dp-se", 3, noise=2)
+
+
+@pytest.mark.parametrize("name", ["gaussian-thompson", "modified-thompson", "dp-ftpl-gauss"])
+def test_gaussian_noise_parameter_is_checked_and_defaults_to_the_tail_safe_draw(name):
+    assert int(policies.get(name, 3).default_params.noise) == 1
+    with pytest.raises(ValueError, match=r"noise=3 must be one of 0, 1"):
+        policies.make(name, 3, noise=3)
+
+
+# ------------------------------------------------------------------ Gaussian draws
+def _tail_quantile(p):
+    """z with P(|Z| ≥ z) = p = erfc(z/√2), by Newton's method in float64 (math.erfc is accurate in the tail)."""
+    z = math.sqrt(-2 * math.log(p / 2)) if p < 0.5 else 0.5
+    for _ in range(60):
+        step = (math.erfc(z / math.sqrt(2)) - p) / (-math.sqrt(2 / math.pi) * math.exp(-z * z / 2))
+        z -= step
+        if abs(step) < 1e-15 * max(z, 1.0):
+            break
+    return z
+
+
+def test_half_normal_quantile_is_accurate_down_to_the_last_binade():
+    """√2·erfc⁻¹(p) in float32 against float64 Newton, p from 2^-73 (the smallest the sampler makes) to 1: within
+    3e-7 relatively, i.e. float32's own rounding (1 − p near 1, z near 0, is excluded: there z → 0)."""
+    p = np.exp(np.linspace(math.log(2.0 ** -73), math.log(0.999), 3000)).astype(np.float32)
+    got = np.asarray(noise.half_normal_quantile(p), np.float64)
+    want = np.array([_tail_quantile(float(x)) for x in p])
+    assert np.max(np.abs(got / want - 1)) < 3e-7
+
+
+def test_tail_normal_reads_its_words_as_documented():
+    """Word 0: 23 mantissa bits, the sign (bit 23), 8 exponent bits; words 1, 2: 64 more. The exponent is the
+    number of leading zeros of the 72 bits, 72 if all are zero: the smallest p, 2^-73, and the largest |Z|."""
+    w = lambda a, b, c: jnp.asarray([[a], [b], [c]], jnp.uint32)
+    q = lambda p: float(noise.half_normal_quantile(np.float32(p)))
+    assert float(noise.tail_normal(w(0x80000000, 0, 0))[0]) == -q(0.5)           # e = 0, mantissa 0, sign 0
+    assert float(noise.tail_normal(w(0x80800000, 0, 0))[0]) == q(0.5)            # bit 23: positive
+    assert float(noise.tail_normal(w(0x01000000 | 5, 7, 7))[0]) == -q(2.0 ** -8 * (1 + 5 * 2.0 ** -23))  # e = 7
+    assert float(noise.tail_normal(w(0, 1, 0))[0]) == -q(2.0 ** -40)             # e = 8 + 31
+    assert float(noise.tail_normal(w(0, 0, 1))[0]) == -q(2.0 ** -72)             # e = 40 + 31
+    deepest = float(noise.tail_normal(w(0x00800000, 0, 0))[0])                   # e = 72
+    assert deepest == q(2.0 ** -73) and 9.7 < deepest < 9.9
+
+
+def test_normal_keeps_the_float_stream_and_draws_the_tail_safe_one_from_its_own_words():
+    key = jax.random.key(4)
+    np.testing.assert_array_equal(noise.normal(key, (6, 5), 0), jax.random.normal(key, (6, 5)))
+    words = jax.random.bits(jax.random.fold_in(key, 1), (noise.NORMAL_WORDS, 6, 5), jnp.uint32)
+    np.testing.assert_array_equal(noise.normal(key, (6, 5), 1), noise.tail_normal(words))
+
+
+def test_tail_normal_is_standard_normal():
+    """Moments and tails of 2·10^6 draws against N(0, 1) (z at 1e-6): mean, variance, P(Z > 1), P(Z < −2), and the
+    sign balance."""
+    x = np.asarray(noise.normal(jax.random.key(8), (2_000_000,), 1), np.float64)
+    n = x.size
+    assert abs(x.mean()) < Z / math.sqrt(n)
+    assert abs(x.var() - 1) < Z * math.sqrt(2 / n)
+    for event, p in ((x > 1, 0.5 * math.erfc(1 / math.sqrt(2))), (x < -2, 0.5 * math.erfc(2 / math.sqrt(2))),
+                     (x > 0, 0.5)):
+        assert abs(event.mean() - p) < Z * math.sqrt(p * (1 - p) / n)
+
+
+def test_realized_gaussian_tail_is_the_normal_one_down_to_2_to_the_minus_72():
+    """P(|Z| ≥ z) as the float32 sampler realizes it, counted exactly over its 73·2^23 values of p, is erfc(z/√2)
+    within 1e-5 relatively for every z up to 9.5 (P = 2e-21), and 0 past its last value, 9.81 (where N(0, 1) has
+    6e-23 left); the float draw stops at 5.22 above and 5.42 below, where N(0, 1) still has 9e-8 and 3e-8."""
+    z = np.array([0.25, 1.0, 2.5, 4.0, 5.5, 7.0, 8.5, 9.5, 9.85])
+    tail = noise.realized_normal_tail(z)
+    ideal = np.array([math.erfc(v / math.sqrt(2)) for v in z])
+    np.testing.assert_array_less(np.abs(tail[:-1] / ideal[:-1] - 1), 1e-5)
+    assert tail[-1] == 0.0
+    values, mass = noise.float_normal_law()
+    assert mass == 2.0 ** -23 and 5.2 < values.max() < 5.25 and -5.45 < values.min() < -5.4
+    assert np.sum(values >= 5.25) == 0 and 0.5 * math.erfc(5.25 / math.sqrt(2)) > 7e-8
+
+
+@pytest.mark.parametrize("seed", [3, 5])
+def test_float_normal_law_is_what_jax_random_normal_draws(seed):
+    """`float_normal_law` maps a word's top 23 bits as jax.random.normal does: the same values for the same words."""
+    key = jax.random.key(seed)
+    values, _ = noise.float_normal_law()
+    words = np.asarray(jax.random.bits(key, (100_000,), jnp.uint32))
+    np.testing.assert_array_equal(values[words >> 9], jax.random.normal(key, (100_000,)))
+
+
+def test_mode_runs_one_draw_when_the_batch_agrees():
+    """Batched over runs with one mode (as the drivers batch every parameter), only that draw runs; with a mixed
+    batch, both run and each run gets its own. The values are those of the unbatched call either way."""
+    calls = {"tail": 0, "float": 0}
+
+    def counted(name, fn):
+        def run(*args):
+            out = fn(*args)
+            jax.debug.callback(lambda: calls.__setitem__(name, calls[name] + 1))
+            return out
+        return run
+
+    key = jax.random.key(2)
+    draw = lambda k: jax.random.normal(k, (3,))
+    f = jax.jit(jax.vmap(lambda m: noise._by_mode(m, key, counted("tail", draw), counted("float", draw))))
+    for modes, want in (([1, 1, 1], {"tail": 1, "float": 0}), ([0, 0, 0], {"tail": 1, "float": 1}),
+                        ([0, 1, 0], {"tail": 2, "float": 2})):
+        jax.block_until_ready(f(jnp.asarray(modes)))
+        jax.effects_barrier()
+        assert calls == want, (modes, calls)
+    mixed = jax.vmap(lambda m: noise.normal(key, (4,), m))(jnp.asarray([0, 1]))
+    np.testing.assert_array_equal(mixed[0], noise.normal(key, (4,), 0))
+    np.testing.assert_array_equal(mixed[1], noise.normal(key, (4,), 1))
+
+
+def test_specialize_fixes_a_uniform_mode_and_leaves_a_grid_alone():
+    policy = policies.get("gaussian-thompson", 3)
+    ones, mixed = jnp.ones(4, jnp.int32), jnp.asarray([0, 1, 1, 0])
+    fixed = noise.specialize(policy, policy.default_params._replace(noise=ones))
+    assert fixed is not policy and fixed is noise.specialize(policy, policy.default_params._replace(noise=ones))
+    assert noise.specialize(policy, policy.default_params._replace(noise=mixed)) is policy
+    assert noise.specialize(policies.get("thompson", 3), policies.get("thompson", 3).default_params) is not None
+    key = jax.random.key(1)
+    # the fixed policy draws its mode whatever the (traced) parameter says
+    traced = jax.jit(lambda p: fixed.draw(key, 2, p))(policy.default_params._replace(noise=jnp.int32(0)))
+    np.testing.assert_array_equal(traced, noise.normal(key, (2, 3), 1))
+
+
+@pytest.mark.parametrize("name, params", [("gaussian-thompson", {}), ("dp-se", {"epsilon": 2.0})])
+def test_a_grid_over_the_mode_is_each_mode_run_alone(name, params):
+    """One sweep over noise = 0, 1 (both draws, selected per run) gives the numbers of each mode simulated alone
+    (one draw, fixed while tracing), and `jaxbandit.rollout` (traced mode) the same again."""
+    common = dict(env_params={"means": [0.2, 0.5, 0.6]}, horizon=120, runs=3, seed=4, progress=False)
+    grid = jb.sweep("bernoulli", name, policy_params=params, grid={"policy.noise": [0, 1]}, **common)
+    for i, mode in enumerate((0, 1)):
+        alone = jb.simulate("bernoulli", name, policy_params={**params, "noise": mode}, **common)
+        np.testing.assert_array_equal(grid.pseudo_regret[i], alone.pseudo_regret)
+        env, policy, privatizer, sim = jb.resolve("bernoulli", name, env_params=common["env_params"],
+                                                  policy_params={**params, "noise": mode})
+        run = jb.rollout(env, policy, privatizer, horizon=120, record_times=alone.t)
+        keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(prng.key(4), jnp.arange(3))
+        traced = jax.jit(jax.vmap(run, in_axes=(0, None)))(keys, sim)
+        np.testing.assert_array_equal(np.asarray(traced.pseudo_regret), alone.pseudo_regret)

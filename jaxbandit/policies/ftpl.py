@@ -23,10 +23,11 @@ from jaxbandit import checks, sampling
 from jaxbandit.policies.common import bind_run_horizon, capped_pulls, kahan_add, onehot
 from jaxbandit.policies.phased import phased
 from jaxbandit.privacy import ftpl as dist
+from jaxbandit.privacy import noise as privacy_noise
 from jaxbandit.types import Claim, Policy
 
-__all__ = ["dp_ftpl_gauss", "dp_ftpl_beta", "dp_ftpl_new", "gdp_elim_new", "FTPLParams", "NewParams", "FTPLState",
-           "ElimState", "start_pulls", "elim_phase_pulls", "MAX_EPSILON"]
+__all__ = ["dp_ftpl_gauss", "dp_ftpl_beta", "dp_ftpl_new", "gdp_elim_new", "FTPLParams", "GaussParams", "NewParams",
+           "FTPLState", "ElimState", "start_pulls", "elim_phase_pulls", "MAX_EPSILON"]
 
 _DP = "one-step (ε, δ)-DP of each arm choice given the history, one reward changed (Wang & Zhu 2024, Def. 1)"
 _GLOBAL_DP = ("(ε, δ)-global DP of the whole action sequence under any revision rule with at most one expected "
@@ -36,6 +37,12 @@ _GLOBAL_DP = ("(ε, δ)-global DP of the whole action sequence under any revisio
 class FTPLParams(NamedTuple):
     epsilon: jax.Array  # privacy level ε ≥ 0
     delta: jax.Array    # δ in (0, 1)
+
+
+class GaussParams(NamedTuple):
+    epsilon: jax.Array  # privacy level ε ≥ 0
+    delta: jax.Array    # δ in (0, 1)
+    noise: jax.Array    # int: 1 Gaussian draws with tails to 2^-73 (default), 0 jax.random.normal
 
 
 class NewParams(NamedTuple):
@@ -119,23 +126,30 @@ def _validate_gauss_beta(params):
     checks.in_range("delta", params.delta, 0.0, 1.0, low_open=True, high_open=True)
 
 
+def _validate_gauss(params):
+    _validate_gauss_beta(params)
+    checks.in_set("noise", params.noise, (0, 1))
+
+
 def dp_ftpl_gauss(num_arms: int) -> Policy:
     """DP-FTPL-Gauss: ⌈N_G*⌉ start pulls per arm, then θ_i ~ N(R_i/n_i, 2/n_i), argmax (seed 003 Alg. 1).
 
-    N_G* = min{1/(4πδ²), log(e/(4πδ²))/ε²} (§4.1) makes each step (ε, δ)-DP (Lemma 8); δ > 0 is required."""
+    N_G* = min{1/(4πδ²), log(e/(4πδ²))/ε²} (§4.1) makes each step (ε, δ)-DP (Lemma 8); δ > 0 is required.
+    ``noise``: 1 (default) draws the Gaussians with tails to 2^-73 (`jaxbandit.privacy.noise.normal`), 0 with
+    ``jax.random.normal``."""
     pulls = lambda params: start_pulls("dp-ftpl-gauss", params.epsilon, params.delta)
 
     def draw(key, steps, params):
         kz, ku = jax.random.split(key)
-        return jax.random.normal(kz, (steps, num_arms)), jax.random.uniform(ku, (steps,))
+        return privacy_noise.normal(kz, (steps, num_arms), params.noise), jax.random.uniform(ku, (steps,))
 
     def select(rng, state, params):
         n = jnp.maximum(state.counts, 1).astype(rng.noise[0].dtype)
         theta = state.ones.astype(n.dtype) / n + rng.noise[0] * jnp.sqrt(2 / n)
         return _start(num_arms, pulls(params), state, jnp.argmax(theta))
 
-    return Policy("dp-ftpl-gauss", num_arms, _init(num_arms), draw, select, _update(num_arms),
-                  _validate_gauss_beta, FTPLParams(jnp.asarray(1.0), jnp.asarray(0.01)), reward_range=(0.0, 1.0),
+    return Policy("dp-ftpl-gauss", num_arms, _init(num_arms), draw, select, _update(num_arms), _validate_gauss,
+                  GaussParams(jnp.asarray(1.0), jnp.asarray(0.01), jnp.asarray(1, jnp.int32)), reward_range=(0.0, 1.0),
                   check_horizon=_check_start("dp-ftpl-gauss", num_arms),
                   privacy=_claim("Wang & Zhu 2024, Lemma 8 with the start phase N_G* of §4.1 (Theorem 11)"))
 

@@ -18,6 +18,7 @@ from jax.scipy.special import ndtr
 
 from jaxbandit import checks, sampling
 from jaxbandit.policies.common import onehot
+from jaxbandit.privacy import noise as privacy_noise
 from jaxbandit.privacy.thompson import warn_if_all_prepulls
 from jaxbandit.types import EmptyParams, Policy, no_validate
 
@@ -115,20 +116,36 @@ class GaussianState(NamedTuple):
     counts: jax.Array  # int32[K]: n_k
 
 
+class GaussianParams(NamedTuple):
+    noise: jax.Array  # int: 1 Gaussian draws with tails to 2^-73 (default), 0 jax.random.normal (seed 001's runs)
+
+
+def _validate_noise(params):
+    checks.in_set("noise", params.noise, (0, 1))
+
+
+def _normal_draw(num_arms):
+    """θ's N(0, 1) draws: ``jaxbandit.privacy.noise.normal``, whose default (noise = 1) follows N(0, 1) down to tail
+    probabilities of 2^-73, where ``jax.random.normal`` (noise = 0) stops at Z = 5.22 above and −5.42 below."""
+    def draw(key, steps, params):
+        return privacy_noise.normal(key, (steps, num_arms), params.noise)
+    return draw
+
+
 def gaussian_thompson(num_arms: int) -> Policy:
     """Thompson sampling, N(0,1) prior: θ ~ N(S/(n+1), 1/(n+1)) (seed 001 Alg. 1).
 
     N(0, 1) priors and a unit-variance Gaussian likelihood: θ_k ~ N(S_k / (n_k + 1), 1 / (n_k + 1)), the
     conjugate posterior; play argmax θ (ties have probability zero). The posterior mean keeps the prior pseudo-count: μ̂ = S/(n+1), not S/n. Declares rewards in [0, 1]:
     its GDP guarantee (seed 001 Thm 4, `jaxbandit.privacy.thompson`) assumes them, so unbounded (unclipped
-    Gaussian) rewards are refused.
+    Gaussian) rewards are refused. ``noise``: 1 (default) draws θ's noise with tails to 2^-73
+    (`jaxbandit.privacy.noise.normal`), 0 with ``jax.random.normal``, cut near |Z| = 5.3, as seed 001's runs did.
     """
 
     def init(params):
         return GaussianState(jnp.zeros(num_arms), jnp.zeros(num_arms, jnp.int32))
 
-    def draw(key, steps, params):
-        return jax.random.normal(key, (steps, num_arms))
+    draw = _normal_draw(num_arms)
 
     def select(rng, state, params):
         n1 = (state.counts + 1).astype(state.sums.dtype)
@@ -143,13 +160,15 @@ def gaussian_thompson(num_arms: int) -> Policy:
         n1 = (state.counts + 1).astype(state.sums.dtype)
         return _log(gaussian_argmax_prob(state.sums / n1, jax.lax.rsqrt(n1), arm))
 
-    return Policy("gaussian-thompson", num_arms, init, draw, select, update, no_validate, EmptyParams(),
+    return Policy("gaussian-thompson", num_arms, init, draw, select, update, _validate_noise,
+                  GaussianParams(noise=jnp.asarray(1, jnp.int32)),
                   reward_range=(0.0, 1.0), log_prob=log_prob)
 
 
 class ModifiedParams(NamedTuple):
-    b: jax.Array  # int32: pre-pulls per arm, in arm order, before any sampling
-    c: jax.Array  # float: posterior variance scale
+    b: jax.Array      # int32: pre-pulls per arm, in arm order, before any sampling
+    c: jax.Array      # float: posterior variance scale
+    noise: jax.Array  # int: 1 Gaussian draws with tails to 2^-73 (default), 0 jax.random.normal (seed 001's runs)
 
 
 class ModifiedState(NamedTuple):
@@ -162,7 +181,7 @@ def modified_thompson(num_arms: int) -> Policy:
     """Gaussian TS with b pre-pulls per arm and variance c/(n+1); sqrt(T/(c(b+1)))-GDP (seed 001 Alg. 2).
 
     b pre-pulls of every arm in arm order (arm 0 b times, then arm 1, ...), then θ_k ~ N(S_k/(n_k+1), c/(n_k+1))
-    and play argmax θ; n and S include the pre-pulls.
+    and play argmax θ; n and S include the pre-pulls. ``noise`` as in `gaussian-thompson`.
 
     b and c are traced parameters, so a (b, c) grid is one compilation. (b, c) = (0, 1) is `gaussian-thompson`
     exactly: the same draws and, for the same key, the same trajectory. Its privacy is
@@ -174,8 +193,7 @@ def modified_thompson(num_arms: int) -> Policy:
     def init(params):
         return ModifiedState(jnp.zeros(num_arms), jnp.zeros(num_arms, jnp.int32), jnp.zeros((), jnp.int32))
 
-    def draw(key, steps, params):
-        return jax.random.normal(key, (steps, num_arms))  # as gaussian-thompson: (0, 1) shares its stream
+    draw = _normal_draw(num_arms)  # as gaussian-thompson: (0, 1) shares its stream
 
     def select(rng, state, params):
         n1 = (state.counts + 1).astype(state.sums.dtype)
@@ -190,6 +208,7 @@ def modified_thompson(num_arms: int) -> Policy:
     def validate(params):
         checks.in_range("b", params.b, 0.0, high_open=True)
         checks.in_range("c", params.c, 0.0, low_open=True, high_open=True)
+        _validate_noise(params)
 
     def check_horizon(params, horizon):
         warn_if_all_prepulls(params.b, num_arms, horizon)
@@ -203,5 +222,5 @@ def modified_thompson(num_arms: int) -> Policy:
         return _log(jnp.where(forced, (arm == state.step // jnp.maximum(params.b, 1)).astype(n1.dtype), sampled))
 
     return Policy("modified-thompson", num_arms, init, draw, select, update, validate,
-                  ModifiedParams(b=jnp.asarray(0, jnp.int32), c=jnp.asarray(1.0)), reward_range=(0.0, 1.0),
+                  ModifiedParams(b=jnp.asarray(0, jnp.int32), c=jnp.asarray(1.0), noise=jnp.asarray(1, jnp.int32)), reward_range=(0.0, 1.0),
                   check_horizon=check_horizon, log_prob=log_prob)

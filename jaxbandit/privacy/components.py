@@ -310,12 +310,13 @@ def dp_rucb(bug=None, epsilon=1.0, v=0.5, u=2.0, noise=1):
                  feature_names=_counter_names(n))
 
 
-def modified_thompson(bug=None, b=4, c=2.0):
-    """Seed 001's modified TS, one round (the policy's own select): 1/sqrt(c(n_j+1))-GDP (App. A.2), μ-GDP audit."""
+def modified_thompson(bug=None, b=4, c=2.0, noise=1):
+    """Seed 001's modified TS, one round (the policy's own draw and select): 1/sqrt(c(n_j+1))-GDP (App. A.2), μ-GDP
+    audit."""
     _check_bug("modified-thompson", bug)
     b = int(_float("b", b, 0, 10**6))
     c = _float("c", c, low_open=True, high_open=True)
-    policy, params = _policy("modified-thompson", 2, b=b, c=c)
+    policy, params = _policy("modified-thompson", 2, b=b, c=c, noise=_noise_mode(noise))
     big = 10**6  # arm 1 known almost exactly: "arm 0 played" is a threshold event on θ_0
     base = policy.init(params)._replace(counts=jnp.asarray([b, big]), step=jnp.int32(2 * b))
     scale = 0.5 if bug == "noise-halved" else 1.0
@@ -325,7 +326,7 @@ def modified_thompson(bug=None, b=4, c=2.0):
     def features(key, side):
         s0 = jnp.where(side == 0, 3.0, 2.0)
         state = base._replace(sums=jnp.asarray([0.0, 0.5 * (big + 1)]).at[0].set(s0))
-        arm = policy.select(StepRandom(key, scale * jax.random.normal(key, (2,))), state, params)
+        arm = policy.select(StepRandom(key, scale * policy.draw(key, 1, params)[0]), state, params)
         return jnp.stack([arm.astype(jnp.float32)])
 
     return Audit("modified-thompson", "mu", claim, 0.0, features, exact,
@@ -334,14 +335,14 @@ def modified_thompson(bug=None, b=4, c=2.0):
                  categorical=True, tight=0.9, bug=bug)
 
 
-def modified_thompson_run(bug=None, b=1, c=1.0, horizon=8):
+def modified_thompson_run(bug=None, b=1, c=1.0, horizon=8, noise=1):
     """Seed 001's modified TS over a whole short run (the action sequence): sqrt(T/(c(b+1)))-GDP (Lemma 5)."""
     _check_bug("modified-thompson-run", bug)
     from jaxbandit.privacy import thompson as ts_privacy
     b = int(_float("b", b, 0, 10**6))
     c = _float("c", c, low_open=True, high_open=True)
     T = int(_float("horizon", horizon, 2, 16))
-    policy, params = _policy("modified-thompson", 2, b=b, c=c)
+    policy, params = _policy("modified-thompson", 2, b=b, c=c, noise=_noise_mode(noise))
     claim = float(ts_privacy.eta(b, c, T))
 
     def features(key, side):

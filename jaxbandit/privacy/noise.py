@@ -1,8 +1,9 @@
-"""Floating-point-safe Laplace releases: the discrete Laplace mechanism on a power-of-two grid, the default of
-every Laplace mechanism in jaxbandit, beside the float draw of the papers' code (``noise = 0``).
+"""Floating-point-safe noise: Laplace releases on a power-of-two grid (the discrete Laplace mechanism) and Gaussian
+draws with tails down to 2^-73, the defaults of every Laplace mechanism and every private Gaussian-noise policy in
+jaxbandit, beside the float draws of the papers' code (``noise = 0``).
 
-Why. ``x + b·L`` with L a float Laplace draw is not ε-DP as computed: which floats it can output depends on x in
-their low bits, so some outputs tell neighbours apart with certainty (Mironov, "On Significance of the Least
+Laplace: why. ``x + b·L`` with L a float Laplace draw is not ε-DP as computed: which floats it can output depends
+on x in their low bits, so some outputs tell neighbours apart with certainty (Mironov, "On Significance of the Least
 Significant Bits for Differential Privacy", CCS 2012). A release on an integer grid has no such leak: with Λ a
 power of two,
 
@@ -32,22 +33,51 @@ What it does not cover: |x − x'| ≤ Δ must hold for the value as computed �
 
 `Noise` carries the draw of the chosen mode (the other is zeros, not drawn) and the choice; the float draw is
 ``jax.random.laplace`` on the policy's key as before, so ``noise = 0`` reproduces earlier numbers bit for bit.
+
+Gaussian: why. The Gaussian-noise policies (Thompson sampling, seed 001; DP-FTPL-Gauss, seed 003) release only
+argmax_k (m_k + s_k Z_k), never a noisy value, so the porous low bits above leak nothing a comparison can see; what
+survives post-processing is the law of Z itself. ``jax.random.normal`` maps one 32-bit word through a float32
+uniform on (−1, 1) at spacing 2^-23 and erf⁻¹: its tails are coarse and cut at Z = 5.22 above and −5.42 below
+(`float_normal_law`, all 2^23 values), where N(0, 1) still has 9e-8 and 3e-8. A μ-GDP claim promises f(α) → 1
+as α → 0, i.e. no event possible under one input and impossible under its neighbour; a cut support breaks that:
+an arm whose win needs Z beyond the cut under one reward sequence and a little less under its neighbour.
+
+`normal` (``noise = 1``) draws Z from three words: |Z| = √2·erfc⁻¹(p), P(|Z| ≥ z) = p, with p a float32 uniform
+built from its binade (`_binade_uniform`): exponent e = the leading zeros of 72 random bits (P(e = j) = 2^-(j+1)), 23
+mantissa bits, so p ≥ 2^-73 and every float32 p has a known mass; a sign bit. The quantile is
+`half_normal_quantile`: Giles' single-precision erf⁻¹ polynomials ("Approximating the erfinv function", GPU
+Computing Gems, 2011: the ones XLA's erf_inv uses) written in w = −log(p(2 − p)) computed from p itself instead of
+from 1 − x, which float32 cannot resolve near 1, plus a third branch for w ≥ 16 (p < 6e-8: |Z| > 5.4), a degree-8
+least-squares fit in √w − 5.5 on [15, 51] against a float64 Newton solution of erfc (relative error 4e-9 in
+float64; 3e-7 as float32 code, tests/test_noise.py). |Z| reaches 9.81. `realized_normal_tail` counts
+P(|Z| ≥ z) of this float32 code exactly, over all 73·2^23 values of p: within 4e-6 of the ideal erfc(z/√2),
+relatively, for every z up to 9.5, where it is 2e-21 (tests/test_noise.py). Its cost against the float draw is in
+benchmarks/RESULTS.md (`bench_noise.py`).
+
+What it does not cover: the comparison itself runs on float32 θ = m + s·Z, rounded to 2^-24 relatively; that
+moves every threshold by a relative 6e-8, where the float draw's cut moved events of probability 9e-8 to 0.
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.custom_batching import custom_vmap
 
-__all__ = ["GRID_BITS", "M_BITS", "WORDS", "Noise", "draw", "laplace_of", "grid", "discrete_laplace",
-           "discrete_release", "released", "realized_tail_of_a", "realized_bits", "realized_pmf", "realized_delta"]
+__all__ = ["GRID_BITS", "M_BITS", "WORDS", "NORMAL_WORDS", "Noise", "draw", "laplace_of", "grid", "discrete_laplace",
+           "discrete_release", "released", "specialize", "realized_tail_of_a", "realized_bits", "realized_pmf", "realized_delta",
+           "NORMAL_BINADES", "half_normal_quantile", "tail_normal", "normal", "realized_normal_tail",
+           "float_normal_law"]
 
 GRID_BITS = 12              # Λ = 2^(⌊log₂ b⌋ − 12): ε_u ≤ 2^-12
 M_BITS = 14                 # B's bits: enough for ε_u ≥ 2^-15, i.e. ε₀ ≥ 2^-13 (smaller ε₀: A's spacing shrinks)
 WORDS = 2 * (2 + M_BITS)    # 32-bit words per release
 EPS_MARGIN = 1 - 2.0 ** -10  # ε_u's margin over the float32 rounding of the sampler's probabilities
+NORMAL_WORDS = 3            # 32-bit words per Gaussian draw (noise = 1): mantissa, sign, 72 exponent bits
+NORMAL_BINADES = 73         # the exponents e = 0..72 of its uniform
 
 
 class Noise(NamedTuple):
@@ -65,24 +95,56 @@ class Noise(NamedTuple):
     discrete: jax.Array
 
 
+def _by_mode(flag, key, true_fn, false_fn):
+    """``true_fn(key)`` where ``flag`` else ``false_fn(key)``. A concrete ``flag`` (a mode fixed by `specialize`)
+    picks its draw while tracing: the fast path, since XLA:CPU runs a conditional's branch several times slower
+    than the same code outside one (4x for ``jax.random.normal``). A traced one (``jax.vmap`` of `jaxbandit.rollout`
+    over parameters) gets a ``lax.cond``; batched, the vmap rule checks the batch at run time: all true, all false,
+    or (a grid over the mode) both draws, selected per run — not a select of both for every batch."""
+    if not isinstance(flag, jax.core.Tracer):
+        return true_fn(key) if bool(np.asarray(flag)) else false_fn(key)
+
+    @custom_vmap
+    def by_mode(flag, key):
+        return jax.lax.cond(flag, true_fn, false_fn, key)
+
+    @by_mode.def_vmap
+    def rule(axis_size, in_batched, flag, key):
+        flag_batched, key_batched = in_batched
+        if not key_batched:
+            key = jnp.broadcast_to(key, (axis_size,) + key.shape)
+        true_all, false_all = jax.vmap(true_fn), jax.vmap(false_fn)
+        if not flag_batched:
+            out = jax.lax.cond(flag, true_all, false_all, key)
+        else:
+            def mixed(k):
+                pick = lambda a, b: jnp.where(flag.reshape(flag.shape + (1,) * (a.ndim - 1)), a, b)
+                return jax.tree.map(pick, true_all(k), false_all(k))
+            out = jax.lax.cond(jnp.all(flag), true_all,
+                               lambda k: jax.lax.cond(jnp.any(flag), mixed, false_all, k), key)
+        return out, jax.tree.map(lambda _: True, out)
+
+    return by_mode(jnp.asarray(flag) != 0, key)
+
+
 def draw(key, shape, discrete, dtype=None, bits_shape=None) -> Noise:
     """The draw of releases of ``shape``: the float one exactly as ``jax.random.laplace(key, shape)`` (so the float
     mechanism keeps its numbers), or the bits from ``fold_in(key, 1)``: ``bits_shape`` (default ``shape``) by
     WORDS, e.g. one release per step, ``(steps,)``, where only the pulled arm releases (the bits then broadcast
     over the arms, whose other releases are masked out). ``discrete``: the policy's ``noise`` parameter; the
-    other draw is zeros, not drawn (one branch of a ``lax.cond`` runs, unless ``discrete`` varies over a batch)."""
+    other draw is zeros, not drawn (`_by_mode`: only one runs, unless ``discrete`` varies over a batch)."""
     shape = tuple(shape)
     bits_shape = shape if bits_shape is None else tuple(bits_shape)
     dtype = jnp.zeros(()).dtype if dtype is None else dtype
-    discrete = jnp.asarray(discrete) != 0
+    discrete = discrete != 0 if isinstance(discrete, jax.core.Tracer) else bool(np.asarray(discrete))
 
-    def float_draw():
+    def float_draw(key):
         return jax.random.laplace(key, shape, dtype), jnp.zeros(bits_shape + (WORDS,), jnp.uint32)
 
-    def discrete_draw():
+    def discrete_draw(key):
         return jnp.zeros(shape, dtype), jax.random.bits(jax.random.fold_in(key, 1), bits_shape + (WORDS,), jnp.uint32)
 
-    lap, bits = jax.lax.cond(discrete, discrete_draw, float_draw)
+    lap, bits = _by_mode(discrete, key, discrete_draw, float_draw)
     return Noise(lap, bits, jnp.broadcast_to(discrete, bits_shape))
 
 
@@ -165,6 +227,103 @@ def released(float_release, x, scale, sensitivity, noise, offset=0.0):
     return jnp.where(noise.discrete, offset + discrete_release(x, scale, sensitivity, noise.bits), float_release)
 
 
+
+# ------------------------------------------------------------------ Gaussian draws with tails to 2^-73
+_GILES_BODY = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+               -0.00417768164, 0.246640727, 1.50140941)          # w < 5, in w − 2.5 (Giles 2011)
+_GILES_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+               0.00943887047, 1.00167406, 2.83297682)            # 5 ≤ w < 16, in √w − 3 (Giles 2011)
+_FAR_TAIL = (1.23737106e-07, -5.77206712e-07, 2.07613882e-06, -9.77153758e-06, 4.03258271e-05, -0.000103024109,
+             -0.000368229593, 1.01003313, 5.35499928)             # w ≥ 16, in √w − 5.5 (fitted: module docstring)
+
+
+def _horner(coefficients, t):
+    out = jnp.full_like(t, coefficients[0])
+    for c in coefficients[1:]:
+        out = out * t + jnp.float32(c)
+    return out
+
+
+def half_normal_quantile(p):
+    """z ≥ 0 with P(|Z| ≥ z) = p for Z ~ N(0, 1), i.e. √2·erfc⁻¹(p), p in (0, 1] (float32): erf⁻¹(1 − p) =
+    (1 − p)·P(w) with w = −log(p(2 − p)) taken from p, so tail probabilities down to 2^-64 keep float32's relative
+    precision."""
+    p = jnp.asarray(p, jnp.float32)
+    w = -jnp.log(p * (2 - p))
+    root = jnp.sqrt(w)
+    r = jnp.where(w < 5, _horner(_GILES_BODY, w - 2.5),
+                  jnp.where(w < 16, _horner(_GILES_TAIL, root - 3), _horner(_FAR_TAIL, root - 5.5)))
+    return jnp.float32(math.sqrt(2)) * (1 - p) * r
+
+
+def _exponent(words):
+    """e = the leading zeros of the 72 bits (word 0's top 8, word 1, word 2), 72 if all are zero:
+    P(e = j) = 2^-(j+1) for j < 72, P(e = 72) = 2^-72."""
+    top = words[0] >> 24
+    return jnp.where(top != 0, jax.lax.clz(top) - 24,
+                     jnp.where(words[1] != 0, 8 + jax.lax.clz(words[1]),
+                               jnp.where(words[2] != 0, 40 + jax.lax.clz(words[2]), 72))).astype(jnp.int32)
+
+
+def _binade_uniform(mantissa, e):
+    """p = 2^-(e+1)·(1 + k·2^-23), k the word's low 23 bits: the float32 uniform of binade e (exact in float32)."""
+    one_to_two = jax.lax.bitcast_convert_type((mantissa & jnp.uint32(0x7FFFFF)) | jnp.uint32(0x3F800000),
+                                              jnp.float32)
+    return jnp.ldexp(one_to_two, -(e + 1))
+
+
+def tail_normal(words):
+    """N(0, 1) draws (float32) from uint32[NORMAL_WORDS, ...] ``words``: p = `_binade_uniform` (word 0's 23 low
+    bits, binade `_exponent`), the sign from word 0's bit 23, |Z| = `half_normal_quantile` (p)."""
+    z = half_normal_quantile(_binade_uniform(words[0], _exponent(words)))
+    return jnp.where(((words[0] >> 23) & 1) == 1, z, -z)
+
+
+def normal(key, shape, hardened, dtype=None):
+    """N(0, 1) draws of ``shape``: exactly ``jax.random.normal(key, shape, dtype)`` (the float draw, so that
+    ``noise = 0`` keeps earlier numbers bit for bit) or, where ``hardened`` (a policy's ``noise`` parameter, 1),
+    `tail_normal` of words from ``fold_in(key, 1)``. Only one runs (`_by_mode`), unless ``hardened`` varies over
+    a batch."""
+    shape = tuple(shape)
+    dtype = jnp.zeros(()).dtype if dtype is None else dtype
+
+    def float_draw(key):
+        return jax.random.normal(key, shape, dtype)
+
+    def hardened_draw(key):
+        words = jax.random.bits(jax.random.fold_in(key, 1), (NORMAL_WORDS,) + shape, jnp.uint32)
+        return tail_normal(words).astype(dtype)
+
+    return _by_mode(hardened if isinstance(hardened, jax.core.Tracer) else bool(np.asarray(hardened)), key,
+                    hardened_draw, float_draw)
+
+
+_SPECIALIZED: dict = {}
+
+
+def specialize(policy, params):
+    """``policy`` with its ``noise`` mode fixed where every run of the batch ``params`` (a policy's parameters,
+    concrete, leaves batched) has the same one: its functions then see ``noise`` as a Python int, so `draw` and
+    `normal` take one draw while tracing instead of a ``lax.cond`` (`_by_mode`). The drivers call it on each
+    chunk's parameters (`jaxbandit.engine.make_advance`); a policy without ``noise``, a grid over it or traced
+    parameters leave ``policy`` as it is. Memoized, so that the compiled step of a specialized policy is reused."""
+    leaf = getattr(params, "noise", None)
+    if leaf is None or isinstance(leaf, jax.core.Tracer):
+        return policy
+    values = np.unique(np.asarray(leaf))
+    if values.size != 1:
+        return policy
+    mode = int(values[0])
+    key = (id(policy), mode)
+    if key not in _SPECIALIZED:
+        fix = lambda p: p._replace(noise=mode)
+        fixed = policy._replace(init=lambda p: policy.init(fix(p)),
+                                draw=lambda key, steps, p: policy.draw(key, steps, fix(p)),
+                                select=lambda rng, state, p: policy.select(rng, state, fix(p)),
+                                update=lambda rng, state, arm, obs, p: policy.update(rng, state, arm, obs, fix(p)))
+        _SPECIALIZED[key] = (policy, fixed)  # keeps ``policy`` alive, so its id stays unique
+    return _SPECIALIZED[key][1]
+
 # ------------------------------------------------------------------ the realized law (host side, exact counting)
 def _u_at(n: int) -> float:
     hi, lo = divmod(int(n), 1 << 32)
@@ -223,3 +382,29 @@ def realized_delta(eps_u: float, units: int, epsilon: float) -> float:
         worst = max(worst, float(np.sum(np.maximum(base - np.exp(epsilon) * shifted, 0.0))),
                     float(np.sum(np.maximum(shifted - np.exp(epsilon) * base, 0.0))))
     return worst
+
+
+def realized_normal_tail(z) -> np.ndarray:
+    """P(|Z| ≥ z) of `tail_normal` exactly as this float32 code realizes it, for each ``z``: every one of its
+    73·2^23 values of p is evaluated (no monotonicity assumed), each with its mass 2^-(e+1)·2^-23 (2^-72·2^-23 for
+    e = 72), and the masses of those with `half_normal_quantile` (p) ≥ z summed (float64)."""
+    z = jnp.asarray(np.atleast_1d(np.asarray(z, np.float32)))
+    k = jnp.arange(1 << 23, dtype=jnp.uint32)
+    count = jax.jit(lambda e: jnp.sum(half_normal_quantile(_binade_uniform(k, e))[:, None] >= z[None, :], axis=0))
+    tail = np.zeros(z.shape)
+    for e in range(NORMAL_BINADES):
+        mass = 2.0 ** -(min(e + 1, NORMAL_BINADES - 1) + 23)
+        tail += mass * np.asarray(count(jnp.int32(e)), np.float64)
+    return tail
+
+
+def float_normal_law() -> tuple[np.ndarray, float]:
+    """The law of ``jax.random.normal`` in float32 as realized: (its 2^23 equally likely values, the k-th for a
+    word whose top 23 bits are k, and the mass 2^-23 of each). It is √2·erf⁻¹(u), u = max(lo, f·(1 − lo) + lo),
+    lo the float after −1 and f = k·2^-23 (jax's ``uniform``); tests/test_noise.py checks it against the draws."""
+    k = jnp.arange(1 << 23, dtype=jnp.uint32)
+    f = jax.lax.bitcast_convert_type(k | jnp.uint32(0x3F800000), jnp.float32) - 1
+    lo = jnp.float32(np.nextafter(np.float32(-1), np.float32(0)))
+    u = jnp.maximum(lo, f * (1 - lo) + lo)
+    return np.asarray(jnp.float32(math.sqrt(2)) * jax.lax.erf_inv(u)), 2.0 ** -23
+
