@@ -11,9 +11,8 @@ rounds (agent-steps) per second: the machine is noisy, so only ratios of best-of
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
-import platform
+import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -27,9 +26,9 @@ def main():
     ap.add_argument("--record", action="store_true", help="append the table to benchmarks/RESULTS.md")
     args = ap.parse_args()
 
-    import jax
-
     import jaxbandit as jb
+    sys.path.insert(0, HERE)
+    from results_file import heading, record
     s1 = [0.9, 0.7, 0.5, 0.3, 0.1]
     policies = {"dp-rse": {"epsilon": 1.0, "theta": 0.5}, "ldp-rse": {"epsilon": 10.0, "theta": 1.0}}
     rows = []
@@ -48,9 +47,8 @@ def main():
         rate = {sim: args.runs * args.horizon / s for sim, s in best.items()}
         rows.append(f"| {name} | {best['steps']:.2f} | {rate['steps']:.3g} | {best['epochs']:.2f} | "
                     f"{rate['epochs']:.3g} | {best['steps'] / best['epochs']:.2f} |")
-    stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     text = "\n".join([
-        f"### {stamp}, {platform.machine()} {os.cpu_count()} cores, jax {jax.__version__} ({jax.default_backend()})",
+        heading(),
         "",
         f"`python benchmarks/bench_epochs.py --runs {args.runs} --horizon {args.horizon} --rounds {args.rounds}`: "
         f"S1, Pareto v = 0.9, best of {args.rounds} (compilation excluded).",
@@ -61,9 +59,6 @@ def main():
     ])
     print(text)
     if args.record:
-        import sys
-        sys.path.insert(0, HERE)
-        from results_file import record
         record(text, "## Epoch-by-epoch successive elimination (issue 16)")
 
 

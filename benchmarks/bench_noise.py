@@ -10,9 +10,8 @@ agent-steps per second: the machine is noisy, so only ratios of best-of-N figure
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
-import platform
+import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -43,9 +42,9 @@ def main():
     ap.add_argument("--record", action="store_true", help="append the table to benchmarks/RESULTS.md")
     args = ap.parse_args()
 
-    import jax
-
     import jaxbandit as jb
+    sys.path.insert(0, HERE)
+    from results_file import heading, record
     steps = args.runs * args.horizon
 
     def timed(kw):
@@ -72,9 +71,8 @@ def main():
                 best[mode] = min(best[mode], timed(kw))
         rows.append(f"| {name} | {steps / best[0]:.3g} | {steps / best[1]:.3g} | {best[1] / best[0]:.2f} |")
         print(rows[-1], flush=True)
-    stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     text = "\n".join([
-        f"### {stamp}, {platform.machine()} {os.cpu_count()} cores, jax {jax.__version__} ({jax.default_backend()})",
+        heading(),
         "",
         f"`python benchmarks/bench_noise.py --runs {args.runs} --horizon {args.horizon} --rounds {args.rounds}`: "
         f"K = 10, best of {args.rounds} (compilation excluded); Gaussian TS (float draw) on the same machine: "
@@ -86,9 +84,6 @@ def main():
     ])
     print(text)
     if args.record:
-        import sys
-        sys.path.insert(0, HERE)
-        from results_file import record
         record(text, SECTION)
 
 

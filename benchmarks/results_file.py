@@ -25,3 +25,13 @@ def record(text: str, section: str | None = None) -> None:
         at = end if at < 0 else at + 1
     with open(PATH, "w") as f:
         f.write(old[:at] + text.rstrip("\n") + "\n\n" + old[at:])
+
+
+def heading() -> str:
+    """A measurement's ``### `` heading: the time, the machine, jax and its backend."""
+    import datetime
+    import platform
+
+    import jax
+    stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    return f"### {stamp}, {platform.machine()} {os.cpu_count()} cores, jax {jax.__version__} ({jax.default_backend()})"

@@ -93,10 +93,10 @@ def run(experiment: Experiment, out_dir: str, quick: bool = False, progress: boo
 
 
 def paper_noise(kwargs: dict) -> dict:
-    """A reproduction's configuration with the papers' float Laplace draw (``noise = 0``) for a policy that has the
-    choice and leaves it open: the findings were measured with it, and it reproduces them bit for bit. The
-    library's default, the floating-point-safe discrete release, differs from it only in the low bits (DESIGN of
-    `jaxbandit.privacy.noise`)."""
+    """A reproduction's configuration with the papers' float draw (``noise = 0``: float Laplace or
+    ``jax.random.normal``) for a policy that has the choice and leaves it open: the findings were measured with it,
+    and it reproduces them bit for bit. The library's defaults, the floating-point-safe draws, follow the same law
+    up to the grid or beyond the float draw's cut (`jaxbandit.privacy.noise`)."""
     from jaxbandit import policies
     name = kwargs.get("policy")
     if not isinstance(name, str) or name not in policies.names():

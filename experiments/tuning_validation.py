@@ -35,6 +35,7 @@ QUICK = dict(horizon=2_000, grid_points=12, fine_points=5, grid_runs=50, eval_ru
 GRID_SEED, TUNE_SEED, EVAL_SEED, CHECK_SEED = 1000, 0, 2000, 3000
 CHECK_B = (200, 1300, 5000)
 FD_H, FD_RUNS, SMOOTH_REPLICATES, SCORE_RUNS = 0.05, 2000, 8, 512
+PAPER_NOISE = {"noise": 0}  # modified TS's float draw, which the recorded findings were measured with (runner.paper_noise)
 
 
 def settings(quick: bool) -> dict:
@@ -67,8 +68,7 @@ def refined(coarse: tuning.Grid, points: int, run) -> tuning.Grid:
 
 def validate(instance, eta: float, s: dict, log=print) -> tuple[dict, tuning.Tuned, tuning.Grid]:
     name, env_params, _ = instance
-    # noise=0: the float draw the recorded findings were measured with (as `runner.paper_noise` pins)
-    common = dict(env_params=env_params, policy_params={"noise": 0}, eta_budget=eta, horizon=s["horizon"])
+    common = dict(env_params=env_params, policy_params=PAPER_NOISE, eta_budget=eta, horizon=s["horizon"])
     t0 = time.perf_counter()
     num_arms = len(next(iter(env_params.values())))
     run = lambda values: tuning.grid(name, values=values, runs=s["grid_runs"], seed=GRID_SEED, **common)
@@ -78,7 +78,7 @@ def validate(instance, eta: float, s: dict, log=print) -> tuple[dict, tuning.Tun
     tuned = tuning.tune(name, runs=s["tune_runs"], steps=s["steps"], seed=TUNE_SEED, **common)
     best = g.best()
     b_best, c_best = int(g.values[best]), g.params[best]["c"]
-    res = jb.sweep(name, "modified-thompson", env_params=env_params, policy_params={"noise": 0},
+    res = jb.sweep(name, "modified-thompson", env_params=env_params, policy_params=PAPER_NOISE,
                    grid={("policy.b", "policy.c"): [(b_best, c_best), (tuned.b, tuned.c)]}, horizon=s["horizon"],
                    runs=s["eval_runs"], seed=EVAL_SEED, progress=False, record=np.array([s["horizon"]]))
     pseudo, realized = res.pseudo_regret[..., -1], res.regret[..., -1]  # (2, runs)
@@ -121,7 +121,7 @@ def gradient_check(s: dict, log=print) -> list:
     eta, horizon = 2.0, s["horizon"]
     num_arms = len(env_params["means"])
     space = tuning._BudgetSpace(eta, horizon, num_arms, tight=False)
-    env, policy, priv, base = jb.resolve(name, "modified-thompson", env_params=env_params)
+    env, policy, priv, base = jb.resolve(name, "modified-thompson", env_params=env_params, policy_params=PAPER_NOISE)
     point = tuning._point(base, space)
     rows = []
     for b in CHECK_B if horizon == HORIZON else (20, 100):
@@ -136,8 +136,8 @@ def gradient_check(s: dict, log=print) -> list:
                                               rng=np.random.default_rng(i)).grad[0]
                   for i in range(SMOOTH_REPLICATES)]
         at = space.score_at(np.array([u]))
-        g = gradients.score_gradient(name, "modified-thompson", env_params=env_params, at=at, horizon=horizon,
-                                     runs=SCORE_RUNS, seed=CHECK_SEED + 100)
+        g = gradients.score_gradient(name, "modified-thompson", env_params=env_params, policy_params=PAPER_NOISE,
+                                     at=at, horizon=horizon, runs=SCORE_RUNS, seed=CHECK_SEED + 100)
         chained = (g.samples @ space.chain(np.array([u])))[:, 0]
         score, score_se = float(chained.mean()), float(chained.std(ddof=1) / math.sqrt(len(chained)))
         row = {"b": b, "u": u, "fd": [fd_mean, fd_se], "fd_h": FD_H,

@@ -190,7 +190,7 @@ def test_realized_gaussian_tail_is_the_normal_one_down_to_2_to_the_minus_72():
     """P(|Z| ≥ z) as the float32 sampler realizes it, counted exactly over its 73·2^23 values of p, is erfc(z/√2)
     within 1e-5 relatively for every z up to 9.5 (P = 2e-21), and 0 past its last value, 9.81 (where N(0, 1) has
     6e-23 left); the float draw stops at 5.22 above and 5.42 below, where N(0, 1) still has 9e-8 and 3e-8."""
-    z = np.array([0.25, 1.0, 2.5, 4.0, 5.5, 7.0, 8.5, 9.5, 9.85])
+    z = np.array([1.0, 4.0, 7.0, 9.5, 9.85])
     tail = noise.realized_normal_tail(z)
     ideal = np.array([math.erfc(v / math.sqrt(2)) for v in z])
     np.testing.assert_array_less(np.abs(tail[:-1] / ideal[:-1] - 1), 1e-5)
@@ -247,7 +247,8 @@ def test_specialize_fixes_a_uniform_mode_and_leaves_a_grid_alone():
     np.testing.assert_array_equal(traced, noise.normal(key, (2, 3), 1))
 
 
-@pytest.mark.parametrize("name, params", [("gaussian-thompson", {}), ("dp-se", {"epsilon": 2.0})])
+@pytest.mark.parametrize("name, params", [("gaussian-thompson", {}),
+                                          pytest.param("dp-se", {"epsilon": 2.0}, marks=pytest.mark.slow)])
 def test_a_grid_over_the_mode_is_each_mode_run_alone(name, params):
     """One sweep over noise = 0, 1 (both draws, selected per run) gives the numbers of each mode simulated alone
     (one draw, fixed while tracing), and `jaxbandit.rollout` (traced mode) the same again."""
@@ -262,3 +263,17 @@ def test_a_grid_over_the_mode_is_each_mode_run_alone(name, params):
         keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(prng.key(4), jnp.arange(3))
         traced = jax.jit(jax.vmap(run, in_axes=(0, None)))(keys, sim)
         np.testing.assert_array_equal(np.asarray(traced.pseudo_regret), alone.pseudo_regret)
+
+
+def test_specialize_reaches_the_policy_inside_a_score_wrapper():
+    """The score-function estimator's wrapped policy (params `ScoreParams(inner=...)`) gets its mode fixed too."""
+    from jaxbandit import gradients
+    policy = policies.get("modified-thompson", 3)
+    wrapped = gradients.scored(policy, ("c",))
+    batch = gradients.ScoreParams(policy.default_params._replace(noise=jnp.zeros(4, jnp.int32)), jnp.zeros(3),
+                                  jnp.zeros(2), jnp.zeros(2))
+    fixed = noise.specialize(wrapped, batch)
+    assert fixed is not wrapped
+    key = jax.random.key(3)
+    one = batch._replace(inner=policy.default_params)  # its traced mode says 1: the fixed one (0) is drawn
+    np.testing.assert_array_equal(jax.jit(lambda p: fixed.draw(key, 2, p))(one), noise.normal(key, (2, 3), 0))

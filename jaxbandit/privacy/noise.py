@@ -54,8 +54,10 @@ P(|Z| ≥ z) of this float32 code exactly, over all 73·2^23 values of p: within
 relatively, for every z up to 9.5, where it is 2e-21 (tests/test_noise.py). Its cost against the float draw is in
 benchmarks/RESULTS.md (`bench_noise.py`).
 
-What it does not cover: the comparison itself runs on float32 θ = m + s·Z, rounded to 2^-24 relatively; that
-moves every threshold by a relative 6e-8, where the float draw's cut moved events of probability 9e-8 to 0.
+What it does not cover: the comparison itself runs on float32 θ = m + s·Z, rounded to ulp(θ); that moves the
+threshold on Z by about ulp(m)/(2s): 6e-8 relatively when s·Z is comparable to m, 1e-5 for TS's s = 1/√(n+1) at
+n = 10^6. A rounding of that size shifts probabilities a little; the float draw's cut made events of probability 9e-8
+impossible. The count is of the code as compiled on this machine's backend (`realized_normal_tail`).
 """
 from __future__ import annotations
 
@@ -246,7 +248,7 @@ def _horner(coefficients, t):
 
 def half_normal_quantile(p):
     """z ≥ 0 with P(|Z| ≥ z) = p for Z ~ N(0, 1), i.e. √2·erfc⁻¹(p), p in (0, 1] (float32): erf⁻¹(1 − p) =
-    (1 − p)·P(w) with w = −log(p(2 − p)) taken from p, so tail probabilities down to 2^-64 keep float32's relative
+    (1 − p)·P(w) with w = −log(p(2 − p)) taken from p, so tail probabilities down to 2^-73 keep float32's relative
     precision."""
     p = jnp.asarray(p, jnp.float32)
     w = -jnp.log(p * (2 - p))
@@ -305,10 +307,16 @@ def specialize(policy, params):
     """``policy`` with its ``noise`` mode fixed where every run of the batch ``params`` (a policy's parameters,
     concrete, leaves batched) has the same one: its functions then see ``noise`` as a Python int, so `draw` and
     `normal` take one draw while tracing instead of a ``lax.cond`` (`_by_mode`). The drivers call it on each
-    chunk's parameters (`jaxbandit.engine.make_advance`); a policy without ``noise``, a grid over it or traced
-    parameters leave ``policy`` as it is. Memoized, so that the compiled step of a specialized policy is reused."""
-    leaf = getattr(params, "noise", None)
-    if leaf is None or isinstance(leaf, jax.core.Tracer):
+    chunk's parameters (`jaxbandit.engine.make_advance`: simulate, sweep and the gradient estimators); a policy
+    without ``noise``, a grid over it or traced parameters leave ``policy`` as it is (so does the epoch simulation
+    of DPRSE/LDPRSE, `sweep(simulator="epochs")`, which draws through a ``lax.cond``). Memoized, so that the compiled step of a specialized policy is reused."""
+    if hasattr(params, "noise"):
+        leaf, fix = params.noise, lambda p: p._replace(noise=mode)
+    elif hasattr(getattr(params, "inner", None), "noise"):  # a wrapper's params (`jaxbandit.gradients.scored`)
+        leaf, fix = params.inner.noise, lambda p: p._replace(inner=p.inner._replace(noise=mode))
+    else:
+        return policy
+    if isinstance(leaf, jax.core.Tracer):
         return policy
     values = np.unique(np.asarray(leaf))
     if values.size != 1:
@@ -316,7 +324,6 @@ def specialize(policy, params):
     mode = int(values[0])
     key = (id(policy), mode)
     if key not in _SPECIALIZED:
-        fix = lambda p: p._replace(noise=mode)
         fixed = policy._replace(init=lambda p: policy.init(fix(p)),
                                 draw=lambda key, steps, p: policy.draw(key, steps, fix(p)),
                                 select=lambda rng, state, p: policy.select(rng, state, fix(p)),
@@ -387,7 +394,9 @@ def realized_delta(eps_u: float, units: int, epsilon: float) -> float:
 def realized_normal_tail(z) -> np.ndarray:
     """P(|Z| ≥ z) of `tail_normal` exactly as this float32 code realizes it, for each ``z``: every one of its
     73·2^23 values of p is evaluated (no monotonicity assumed), each with its mass 2^-(e+1)·2^-23 (2^-72·2^-23 for
-    e = 72), and the masses of those with `half_normal_quantile` (p) ≥ z summed (float64)."""
+    e = 72), and the masses of those with `half_normal_quantile` (p) ≥ z summed (float64). Exact for the code as
+    jit-compiled here, as the engine runs it: XLA may fuse and round otherwise elsewhere (evaluated op by op,
+    4.5% of the values move by up to 2 ulp), so another backend realizes a law as close, not the same one."""
     z = jnp.asarray(np.atleast_1d(np.asarray(z, np.float32)))
     k = jnp.arange(1 << 23, dtype=jnp.uint32)
     count = jax.jit(lambda e: jnp.sum(half_normal_quantile(_binade_uniform(k, e))[:, None] >= z[None, :], axis=0))
