@@ -296,8 +296,7 @@ def normal(key, shape, hardened, dtype=None):
         words = jax.random.bits(jax.random.fold_in(key, 1), (NORMAL_WORDS,) + shape, jnp.uint32)
         return tail_normal(words).astype(dtype)
 
-    return _by_mode(hardened if isinstance(hardened, jax.core.Tracer) else bool(np.asarray(hardened)), key,
-                    hardened_draw, float_draw)
+    return _by_mode(hardened, key, hardened_draw, float_draw)
 
 
 _SPECIALIZED: dict = {}
