@@ -269,9 +269,8 @@ def _exponent(words):
 
 def _binade_uniform(mantissa, e):
     """p = 2^-(e+1)·(1 + k·2^-23), k the word's low 23 bits: the float32 uniform of binade e (exact in float32)."""
-    one_to_two = jax.lax.bitcast_convert_type((mantissa & jnp.uint32(0x7FFFFF)) | jnp.uint32(0x3F800000),
-                                              jnp.float32)
-    return jnp.ldexp(one_to_two, -(e + 1))
+    exponent = (126 - e).astype(jnp.uint32) << 23  # the biased exponent of 2^-(e+1): e ≤ 72, never subnormal
+    return jax.lax.bitcast_convert_type(exponent | (mantissa & jnp.uint32(0x7FFFFF)), jnp.float32)
 
 
 def tail_normal(words):
@@ -308,7 +307,8 @@ def specialize(policy, params):
     `normal` take one draw while tracing instead of a ``lax.cond`` (`_by_mode`). The drivers call it on each
     chunk's parameters (`jaxbandit.engine.make_advance`: simulate, sweep and the gradient estimators); a policy
     without ``noise``, a grid over it or traced parameters leave ``policy`` as it is (so does the epoch simulation
-    of DPRSE/LDPRSE, `sweep(simulator="epochs")`, which draws through a ``lax.cond``). Memoized, so that the compiled step of a specialized policy is reused."""
+    of DPRSE/LDPRSE, `sweep(simulator="epochs")`, which draws through a ``lax.cond``). Memoized, so that the
+    compiled step of a specialized policy is reused."""
     if hasattr(params, "noise"):
         leaf, fix = params.noise, lambda p: p._replace(noise=mode)
     elif hasattr(getattr(params, "inner", None), "noise"):  # a wrapper's params (`jaxbandit.gradients.scored`)
