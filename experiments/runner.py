@@ -69,16 +69,18 @@ class Experiment:
 
 
 def run(experiment: Experiment, out_dir: str, quick: bool = False, progress: bool | None = True, log=print,
-        cache: str | None = None) -> dict:
+        cache: str | None = None, devices=None) -> dict:
     """Run (or load, or resume) every configuration of ``experiment``, then write ``out_dir/summary.csv`` and the
-    figures; returns ``{label: Results}``. ``cache``: the result cache (default ``out_dir/results``)."""
+    figures; returns ``{label: Results}``. ``cache``: the result cache (default ``out_dir/results``).
+    ``devices``: what `jaxbandit.sweep` shards the runs over (default: every device; not part of the cache key,
+    since the numbers do not depend on it)."""
     os.makedirs(out_dir, exist_ok=True)
     cache = os.path.join(out_dir, "results") if cache is None else cache
     configs = experiment.configs(quick)
     results = {}
     for i, cfg in enumerate(configs):
         t0 = time.perf_counter()
-        res, path, loaded = cached_sweep(paper_noise(cfg.kwargs), cache, progress=progress)
+        res, path, loaded = cached_sweep(paper_noise(cfg.kwargs), cache, progress=progress, devices=devices)
         # "already done" is what a user (and the CLI test) looks for when a reproduction is repeated
         log(f"[{i + 1}/{len(configs)}] {cfg.label}: " +
             (f"already done, loaded {path}.npz" if loaded else f"{time.perf_counter() - t0:.1f}s"))
@@ -126,7 +128,7 @@ def output_dirs(ids, out: str | None = None, quick: bool = False) -> tuple[dict,
 
 
 def reproduce(ids, out: str | None = None, quick: bool = False, cache: str | None = None, progress=True,
-              log=print) -> dict:
+              log=print, devices=None) -> dict:
     """`run` the registered experiments ``ids`` into `output_dirs` with one shared cache (``cache`` overrides
     it); returns ``{id: {label: Results}}``."""
     from . import load
@@ -137,7 +139,8 @@ def reproduce(ids, out: str | None = None, quick: bool = False, cache: str | Non
     for exp in experiments:
         if len(experiments) > 1:
             log(f"{exp.id}: {exp.title} -> {dirs[exp.id]}")
-        out_all[exp.id] = run(exp, dirs[exp.id], quick=quick, progress=progress, log=log, cache=cache)
+        out_all[exp.id] = run(exp, dirs[exp.id], quick=quick, progress=progress, log=log, cache=cache,
+                              devices=devices)
     return out_all
 
 
@@ -162,7 +165,7 @@ def cache_key(kwargs: dict) -> str:
     return f"{_slug(str(kwargs.get('policy', 'sweep')))}-{digest}"
 
 
-def cached_sweep(kwargs: dict, cache: str, progress: bool | None = True) -> tuple[Results, str, bool]:
+def cached_sweep(kwargs: dict, cache: str, progress: bool | None = True, devices=None) -> tuple[Results, str, bool]:
     """``sweep(**kwargs)`` through the cache folder ``cache``: ``(results, path without extension, loaded)``.
 
     A finished result with the same request is loaded; otherwise the sweep runs (resuming from its checkpoint
@@ -177,7 +180,7 @@ def cached_sweep(kwargs: dict, cache: str, progress: bool | None = True) -> tupl
         return Results.load(base), base, True
     # The epoch simulation runs in one piece (seconds to minutes): nothing to checkpoint.
     resumable = {} if kwargs.get("simulator") == "epochs" else dict(checkpoint=base + ".ckpt.npz", keep_checkpoint=True)
-    res = sweep(**{"grid": None, **kwargs}, progress=progress, **resumable)
+    res = sweep(**{"grid": None, **kwargs}, progress=progress, devices=devices, **resumable)
     res.save(base)
     tmp = base + ".request.json.tmp"
     with open(tmp, "w") as f:

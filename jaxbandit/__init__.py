@@ -15,11 +15,12 @@ __version__ = "0.3.0"
 from jaxbandit import envs, gradients, policies, privacy, privatizers, prng, types  # noqa: E402
 from jaxbandit.engine import BLOCK, SimParams, Trace, rollout  # noqa: E402
 from jaxbandit.results import Results  # noqa: E402
+from jaxbandit.sharding import use_cpu_devices  # noqa: E402
 from jaxbandit.simulation import rerun, simulate, sweep  # noqa: E402
 from jaxbandit.tuning import tune  # noqa: E402
 from jaxbandit.types import Env, Policy, Privatizer, StepRandom  # noqa: E402
 from jaxbandit.validation import record_times, resolve  # noqa: E402
 
 __all__ = ["envs", "gradients", "policies", "privacy", "privatizers", "prng", "types", "BLOCK", "SimParams", "Trace", "rollout", "Results",
-           "rerun", "simulate", "sweep", "tune", "Env", "Policy", "Privatizer", "StepRandom", "record_times", "resolve",
+           "rerun", "simulate", "sweep", "use_cpu_devices", "tune", "Env", "Policy", "Privatizer", "StepRandom", "record_times", "resolve",
            "__version__"]

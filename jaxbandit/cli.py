@@ -117,18 +117,24 @@ def run_request(args) -> dict:
 
 
 def cmd_run(args) -> int:
+    import jax
+
     from jaxbandit import simulate
+    writer = jax.process_index() == 0  # in a multi-process run, process 0 writes the outputs
     for path, flag in ((args.json, "--json"), (args.plot, "--plot"), (args.save and args.save + ".npz", "--save")):
-        _output_path(path, flag)
+        if writer:
+            _output_path(path, flag)
     if args.simulator == "epochs":  # one piece: nothing to checkpoint or chunk
         res = simulate(**run_request(args), simulator="epochs", progress=False)
     else:
         checkpoint = None if args.checkpoint == "none" else args.checkpoint
         res = simulate(**run_request(args), checkpoint=checkpoint, keep_checkpoint=True,
-                       chunk_steps=args.chunk_steps, progress=args.progress)
+                       chunk_steps=args.chunk_steps, progress=args.progress,
+                       devices=None if jax.process_count() > 1 else args.devices)  # several: --devices per process
     checkpoint = res.checkpoint
     try:
-        _write_run_outputs(args, res)
+        if writer:
+            _write_run_outputs(args, res)
     except OSError as err:
         kept = (f"the finished run is kept in {checkpoint}: fix the path and run the same command again (it resumes "
                 f"from there without simulating)") if checkpoint else (
@@ -147,7 +153,10 @@ def _write_run_outputs(args, res) -> None:
     print(f"  final pseudo-regret  {s['final_regret_mean']:.4g} ± {s['final_regret_se']:.2g} (SE)")
     print(f"  final realized regret {s['final_realized_regret_mean']:.4g} ± {s['final_realized_regret_se']:.2g} (SE)")
     print(f"  mean pulls per arm    {np.array2string(res.counts.mean(axis=0), precision=1)}")
-    print(f"  {s['seconds']:.2f} s, {s['agent_steps_per_second']:.3g} agent-steps/s (compilation included)")
+    where = res.config.get("devices", 1)
+    where = f" on {where} devices" + (f" of {res.config['processes']} processes" if "processes" in res.config else
+                                      "") if where > 1 else ""
+    print(f"  {s['seconds']:.2f} s{where}, {s['agent_steps_per_second']:.3g} agent-steps/s (compilation included)")
     if args.save:
         res.save(args.save)
     if args.json:
@@ -300,7 +309,8 @@ def cmd_reproduce(args) -> int:
     dirs, cache = runner.output_dirs(args.ids, args.out, args.quick)
     for folder, flag in [(d, "--out") for d in dirs.values()] + [(args.cache or cache, "--cache")]:
         checks.writable_file(flag, os.path.join(folder, "summary.csv"))  # creates the folder, checks it
-    runner.reproduce(args.ids, args.out, quick=args.quick, cache=args.cache, progress=args.progress)
+    runner.reproduce(args.ids, args.out, quick=args.quick, cache=args.cache, progress=args.progress,
+                     devices=args.devices)
     for out in dirs.values():
         print(f"wrote {out}/summary.csv and figures in {out}/")
     return 0
@@ -371,6 +381,10 @@ def _num_arms(config):
     return env.num_arms
 
 
+DEVICES_HELP = ("CPU devices to shard the runs over (default: one per core; on a GPU or TPU every accelerator is "
+                "used); the numbers do not depend on it")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="jaxbandit", description="Batched JAX simulation of (private) bandits.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -407,6 +421,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--simulator", choices=("steps", "epochs"), default="steps",
                    help="steps: the engine (every policy); epochs: successive elimination (dp-rse, ldp-rse) phase "
                         "by phase, the same law, faster, in one piece (no checkpoint or progress)")
+    r.add_argument("--devices", type=_integer, metavar="N", help=DEVICES_HELP)
+    m = r.add_argument_group("several processes (jax.distributed; README: Beyond one machine)")
+    m.add_argument("--coordinator", metavar="HOST:PORT", help="process 0's address; every process runs the same "
+                                                              "command with its own --process-id")
+    m.add_argument("--num-processes", type=_integer, metavar="N", help="number of processes")
+    m.add_argument("--process-id", type=_integer, metavar="I", help="this process's index in [0, N)")
+    m.add_argument("--cluster", action="store_true", help="let JAX find the coordinator and the processes on a "
+                                                          "cluster it knows (SLURM, Open MPI, ...)")
     r.set_defaults(fn=cmd_run)
 
     v = sub.add_parser("privacy", help="the privacy guarantee of a private policy: GDP and (epsilon, delta) of "
@@ -487,8 +509,52 @@ def build_parser() -> argparse.ArgumentParser:
                                                       "OUT/results for one ID with --out, else ROOT/results)")
     q.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bars (default: on a terminal)")
+    q.add_argument("--devices", type=_integer, metavar="N", help=DEVICES_HELP)
     q.set_defaults(fn=cmd_reproduce)
     return p
+
+
+def _start_devices(requested: int | None) -> None:
+    """One CPU device per core (or ``--devices N``) before JAX starts, so that sweeps shard over every core. When
+    JAX has already started in this process (``main`` called from Python), its devices stay as they are and
+    ``--devices N`` picks the first N of them (`jaxbandit.sharding.device_mesh` checks the range)."""
+    from jaxbandit import sharding
+    if requested is not None and requested < 1:
+        raise ValueError(f"--devices {requested} must be a positive integer")
+    try:
+        sharding.use_cpu_devices(requested)
+    except RuntimeError:  # JAX started earlier in this process
+        if requested is not None:
+            sharding.device_mesh(requested)  # a clear error now rather than after the first simulation
+
+
+def _start_processes(args) -> bool:
+    """``jaxbandit run`` as one of several processes (`jaxbandit.sharding.initialize`), each with ``--devices``
+    CPU devices (default: one per core); False when no process flag was given."""
+    flags = {"--coordinator": getattr(args, "coordinator", None), "--num-processes": getattr(args, "num_processes", None),
+             "--process-id": getattr(args, "process_id", None)}
+    given = [k for k, v in flags.items() if v is not None]
+    if not given and not getattr(args, "cluster", False):
+        return False
+    from jaxbandit import sharding
+    if getattr(args, "cluster", False):
+        if given:
+            raise ValueError(f"--cluster finds the processes itself: drop {', '.join(given)}")
+    elif len(given) != 3:
+        raise ValueError(f"a multi-process run needs --coordinator, --num-processes and --process-id (got only "
+                         f"{', '.join(given)})")
+    else:
+        n, i = flags["--num-processes"], flags["--process-id"]
+        if n < 1 or not 0 <= i < n:
+            raise ValueError(f"--process-id {i} must be in [0, {n}) for --num-processes {n}")
+    if args.devices is not None and args.devices < 1:
+        raise ValueError(f"--devices {args.devices} must be a positive integer")
+    try:
+        sharding.initialize(flags["--coordinator"], flags["--num-processes"], flags["--process-id"],
+                            cpu_devices=args.devices or sharding.cores())
+    except RuntimeError as err:
+        raise ValueError(f"a multi-process run must start JAX itself: run the command in a fresh process ({err})")
+    return True
 
 
 def main(argv=None) -> int:
@@ -498,6 +564,13 @@ def main(argv=None) -> int:
         args.progress = None if sys.stderr.isatty() else False
     import warnings
     format_warning = warnings.formatwarning
+    if hasattr(args, "devices"):
+        try:
+            if not _start_processes(args):
+                _start_devices(args.devices)
+        except ValueError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
     warnings.formatwarning = lambda message, *a, **k: f"warning: {message}\n"  # no source line: not a traceback
     try:
         return args.fn(args)

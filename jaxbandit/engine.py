@@ -263,14 +263,34 @@ def rollout(env, policy, privatizer=None, *, horizon: int, record_times=None, un
 
 
 _ADVANCE_CACHE: dict = {}
+RUNS_AXIS = "runs"  # the mesh axis the drivers shard the batch (grid points × runs) over
 
 
-def _compiled_advance(env: Env, policy: Policy, privatizer: Privatizer, steps: int, slots: int, unroll: int):
-    """`make_advance`'s compiled function for one policy. Memoized on the identity of the components and on the
-    static sizes, so calling it again with new parameter values, a new start block or a new chunk length does not
-    recompile. (Components hold arrays, so they are not hashable by value; the cache keeps them alive, so their ids
-    stay unique.)"""
-    key = (id(env), id(policy), id(privatizer), steps, slots, unroll)
+def batch_spec(x) -> jax.sharding.PartitionSpec:
+    """The partition of a driver-batched leaf: its last axis (the batch) over the mesh's runs axis."""
+    return jax.sharding.PartitionSpec(*([None] * (x.ndim - 1)), RUNS_AXIS)
+
+
+def state_specs(state: EngineState) -> EngineState:
+    """Partition specs of a batched `EngineState`: every per-run leaf by its last axis; the record pointer and the
+    block index, the same on every shard, replicated."""
+    replicated = jax.sharding.PartitionSpec()
+    return EngineState(jax.tree.map(batch_spec, state.run), batch_spec(state.pseudo), batch_spec(state.realized),
+                       replicated, replicated)
+
+
+def _compiled_advance(env: Env, policy: Policy, privatizer: Privatizer, steps: int, slots: int, unroll: int,
+                      mesh: jax.sharding.Mesh | None = None):
+    """`make_advance`'s compiled function for one policy. Memoized on the identity of the components, on the
+    static sizes and on the mesh's devices, so calling it again with new parameter values, a new start block or a
+    new chunk length does not recompile. (Components hold arrays, so they are not hashable by value; the cache
+    keeps them alive, so their ids stay unique.)
+
+    With a ``mesh`` (a 1-D mesh over `RUNS_AXIS`), each device runs the same program on its slice of the batch
+    (`jax.shard_map`): runs never communicate, since a run's draws depend only on its own key, so a run's numbers
+    do not depend on how many devices share the batch."""
+    devices = None if mesh is None else tuple(d.id for d in mesh.devices.flat)
+    key = (id(env), id(policy), id(privatizer), steps, slots, unroll, devices)
     if key not in _ADVANCE_CACHE:
         block = make_block(env, policy, privatizer, steps, slots, batched=True, unroll=unroll)
 
@@ -282,20 +302,34 @@ def _compiled_advance(env: Env, policy: Policy, privatizer: Privatizer, steps: i
 
             return jax.lax.fori_loop(0, num_blocks, body, state)
 
+        if mesh is not None:
+            single = advance
+            replicated = jax.sharding.PartitionSpec()
+
+            def advance(state, num_blocks, run_keys, params, record_times):
+                specs = state_specs(state)
+                # check_vma=False: ptr and block are computed alike on every shard, which the checker cannot see.
+                return jax.shard_map(single, mesh=mesh, out_specs=specs, check_vma=False,
+                                     in_specs=(specs, replicated, jax.sharding.PartitionSpec(RUNS_AXIS),
+                                               jax.tree.map(batch_spec, params), replicated),
+                                     )(state, num_blocks, run_keys, params, record_times)
+
         _ADVANCE_CACHE[key] = (env, policy, privatizer,
                                jax.jit(advance, donate_argnums=0, compiler_options=compiler_options()))
     return _ADVANCE_CACHE[key][-1]
 
 
-def make_advance(env: Env, policy: Policy, privatizer: Privatizer, steps: int, slots: int, unroll: int = UNROLL):
+def make_advance(env: Env, policy: Policy, privatizer: Privatizer, steps: int, slots: int, unroll: int = UNROLL,
+                 mesh: jax.sharding.Mesh | None = None):
     """The drivers' ``advance(state, num_blocks, run_keys, params, record_times) -> state`` running ``num_blocks``
     blocks of ``steps`` (<= BLOCK) steps of a batch of runs (batch axis last), from block ``state.block`` on,
     jitted. ``num_blocks`` is a traced loop bound, so chunks of any length share one compilation (the drivers size
     chunks by time). A policy's ``noise`` mode, when one for the whole batch, is fixed before compiling
     (`jaxbandit.privacy.noise.specialize`: the float and the floating-point-safe draws each compile to their own
-    straight-line code); one compilation per mode."""
+    straight-line code); one compilation per mode. ``mesh``: shard the batch over its devices (the batch size
+    must be a multiple of their number; `jaxbandit.simulation.run_engine` pads it)."""
     def advance(state, num_blocks, run_keys, params: SimParams, record_times):
         fixed = privacy_noise.specialize(policy, params.policy)
-        return _compiled_advance(env, fixed, privatizer, steps, slots, unroll)(state, num_blocks, run_keys, params,
-                                                                              record_times)
+        return _compiled_advance(env, fixed, privatizer, steps, slots, unroll, mesh)(state, num_blocks, run_keys,
+                                                                                    params, record_times)
     return advance

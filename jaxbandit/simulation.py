@@ -22,8 +22,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbandit import checks, prng, validation
-from jaxbandit.engine import BLOCK, UNROLL, EngineState, SimParams, init_state, make_advance, record_slots
+from jaxbandit import checks, prng, sharding, validation
+from jaxbandit.privacy import noise as privacy_noise
+from jaxbandit.sharding import device_mesh
+from jaxbandit.engine import (BLOCK, RUNS_AXIS, UNROLL, EngineState, SimParams, batch_spec, init_state, make_advance,
+                              record_slots, state_specs)
 from jaxbandit.results import Results, config_fingerprint, environment_info, npz_problem
 
 __all__ = ["simulate", "sweep", "rerun", "run_engine", "Interrupted", "checkpoint_path"]
@@ -40,7 +43,7 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
           policy_params: Mapping | None = None, privatizer_params: Mapping | None = None, grid: Mapping | None,
           horizon: int, runs: int, seed: int = 0, record: int | np.ndarray = 100, chunk_steps: int | None = None,
           progress: bool | None = None, callback: Callable | None = None, checkpoint: str | None = None,
-          keep_checkpoint: bool = False, unroll: int = UNROLL, simulator: str = "steps") -> Results:
+          keep_checkpoint: bool = False, unroll: int = UNROLL, simulator: str = "steps", devices=None) -> Results:
     """Simulate a Cartesian grid of parameter values, ``runs`` runs each, in one compiled program.
 
     Args:
@@ -64,7 +67,9 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
       callback: called with the partial `Results` after every chunk (e.g. to redraw a live plot).
       checkpoint: file (.npz) to save the state after every chunk and to resume from if it exists with the same
         configuration; ``"auto"``: a file named by the configuration's fingerprint in `checkpoint_path`'s folder,
-        so running the same call again resumes. Ctrl-C raises `Interrupted`, which says where the state is.
+        so running the same call again resumes. Ctrl-C raises `Interrupted`, which says where the state is. In a
+        multi-process run (`jaxbandit.sharding.initialize`) each process keeps its own runs in its own file,
+        ``FILE.processI-of-N.npz``, and resumes from it with the same processes and devices.
       keep_checkpoint: keep the checkpoint file when the run completes (default: it is removed).
       unroll: unroll factor of the inner scan (a speed knob). The engine's own sums have a fixed order
         (`jaxbandit.engine.ordered_sum`), so testbed20's numbers are the same for unroll 1 and 5; a component
@@ -73,6 +78,13 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
         ``Policy.phase_rollout`` (``dp-rse``, ``ldp-rse``: `jaxbandit.policies.heavy_tailed.elimination_rollout`)
         simulated phase by phase, identity privatizer: the same law, another random stream, no step-by-step policy (benchmarks/RESULTS.md has
         the speed-up); it runs in one piece, so no progress, callback or checkpoint.
+      devices: the devices the batch (grid points × runs) is sharded over: None (default) for all of
+        `jax.devices()`, a number n for the first n, or a list of `jax.Device`. Each device simulates its slice
+        of the runs; a run depends only on its key, so the numbers are the same bit for bit on any number of
+        devices, and a checkpoint resumes on any number. On CPU, JAX makes one device unless configured before
+        its first computation: ``import jax; jax.config.update("jax_num_cpu_devices", os.cpu_count())`` before
+        anything else (in a notebook, the first cell) gives one device per core, which is how XLA uses every core
+        for this workload (the engine's program is single-threaded). The epoch simulator runs on the first device.
 
     Returns:
       `Results` with axes (*grid axes, run, t).
@@ -117,8 +129,15 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
     if simulator != "steps":  # absent for the engine: older configurations keep their fingerprints
         config["simulator"] = simulator
     fingerprint = f"{config_fingerprint(config)}-unroll{unroll}"
+    mesh = device_mesh(devices)  # checked before any compilation
+    # What ran where: not in the fingerprint (the numbers do not depend on it); the epoch simulator uses one device.
+    config["devices"] = 1 if mesh is None or simulator == "epochs" else mesh.size
+    if jax.process_count() > 1:
+        config["processes"] = jax.process_count()
     if checkpoint == "auto":
         checkpoint = checkpoint_path(fingerprint)
+    if checkpoint and sharding.multi_process():
+        checkpoint = sharding.process_file(checkpoint)  # each process saves the runs it simulates
     if checkpoint:
         checks.writable_file("checkpoint", checkpoint)
     check_memory(env_obj, pol_obj, priv_obj, base, len(points) * runs, len(times), record_slots(times))
@@ -146,7 +165,7 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
         return to_results(*_run_epochs(env_obj, pol_obj, priv_obj, params, run_keys, horizon, times, describe))
     out = run_engine(env_obj, pol_obj, priv_obj, params, run_keys, horizon, times, chunk_steps=chunk_steps,
                      progress=progress, checkpoint=checkpoint, fingerprint=fingerprint, describe=describe,
-                     unroll=unroll, callback=None if callback is None else
+                     unroll=unroll, devices=devices, callback=None if callback is None else
                      lambda p, r, c, upto, sec: callback(to_results(p, r, c, upto, sec)))
     results = to_results(*out)
     if checkpoint and not keep_checkpoint and os.path.exists(checkpoint):
@@ -278,23 +297,72 @@ class _Chunks:
             self.seconds_per_block = seconds / blocks
 
 
+def _pad_runs(tree, pad: int):
+    """Append ``pad`` copies of the last run to every leaf's batch (last) axis: a batch that divides evenly over
+    the devices. The copies are simulated and dropped; runs are independent, so they change no other run."""
+    if not pad:
+        return tree
+    return jax.tree.map(lambda x: jnp.concatenate([x, jnp.repeat(x[..., -1:], pad, axis=-1)], axis=-1), tree)
+
+
+def _state_runs(state: EngineState, fn) -> EngineState:
+    """``fn`` applied to the batched leaves of an engine state (not the shared record pointer and block index)."""
+    return state._replace(run=fn(state.run), pseudo=fn(state.pseudo), realized=fn(state.realized))
+
+
 def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: int, times: np.ndarray, *,
                chunk_steps=None, progress=None, callback=None, checkpoint=None, fingerprint="",
-               describe=str, unroll=UNROLL):
-    """Drive the engine over ``horizon`` steps for the batch ``run_keys`` (params leaves batched last).
+               describe=str, unroll=UNROLL, devices=None):
+    """Drive the engine over ``horizon`` steps for the batch ``run_keys`` (params leaves batched last), sharded over
+    ``devices`` (what `jaxbandit.sharding.device_mesh` takes; the numbers do not depend on them).
 
-    Returns ``(pseudo[n_rec, N], realized[n_rec, N], counts[K, N], n_rec, seconds)`` as numpy arrays. Raises
-    `Interrupted` on Ctrl-C (after the last completed chunk was checkpointed, when there is a checkpoint).
+    Returns ``(pseudo[n_rec, N], realized[n_rec, N], counts[K, N], n_rec, seconds)`` as numpy arrays (on every
+    process of a multi-process run). Raises `Interrupted` on Ctrl-C (after the last completed chunk was
+    checkpointed, when there is a checkpoint). In one process, checkpoints hold the N runs without padding, so a
+    run checkpointed on some devices resumes on any others; with several processes, each saves the runs it
+    simulates in its own file (``checkpoint`` is this process's: `sweep` names it with
+    `jaxbandit.sharding.process_file`), which resumes with the same processes and devices.
     """
     num = len(run_keys)
     slots = record_slots(times)
     n_full, tail = divmod(horizon, BLOCK)
     total_blocks = n_full + (1 if tail else 0)
+    mesh = device_mesh(devices)
+    multi = sharding.multi_process()
+    if multi and (mesh is None or len({d.process_index for d in mesh.devices.flat}) != jax.process_count()):
+        raise ValueError(f"devices={devices!r}: a run of {jax.process_count()} processes needs devices of every "
+                         f"process (default: all of jax.devices())")
+    pad = 0 if mesh is None else -num % mesh.size
+    if multi and jax.process_index() != 0:
+        progress = False  # one progress bar, process 0's
+    if multi and checkpoint:  # each process checkpoints its own runs (sweep names the file), for this layout only
+        fingerprint = f"{fingerprint}-{jax.process_index()}of{jax.process_count()}x{mesh.size}"
     state = init_state(policy, params, env.num_arms, len(times), slots, num_runs=num)
     elapsed = 0.0
-    if checkpoint and os.path.exists(checkpoint):
+    if checkpoint and os.path.exists(checkpoint) and not multi:
         state, elapsed = _load_checkpoint(checkpoint, state, fingerprint)
     rec = jnp.asarray(times, dtype=jnp.int32)
+    # The noise mode, fixed from the host's parameters (placed ones may live on other processes).
+    policy = privacy_noise.specialize(policy, params.policy)
+    params = _pad_runs(params, pad)
+    run_keys = jnp.concatenate([run_keys, jnp.repeat(run_keys[-1:], pad)]) if pad else run_keys
+    state = _state_runs(state, lambda tree: _pad_runs(tree, pad))
+    if mesh is not None:  # place each device's slice once; chunks then stay where they are
+        specs = state_specs(state)
+        replicated = jax.sharding.PartitionSpec()
+        state = _state_runs(state, lambda tree: sharding.place(tree, mesh, batch_spec))
+        state = state._replace(ptr=sharding.place(state.ptr, mesh, lambda x: replicated),
+                               block=sharding.place(state.block, mesh, lambda x: replicated))
+        params = sharding.place(params, mesh, batch_spec)
+        run_keys = sharding.place(run_keys, mesh, lambda x: jax.sharding.PartitionSpec(RUNS_AXIS))
+        if multi and checkpoint and os.path.exists(checkpoint):
+            local, elapsed = _load_checkpoint(checkpoint, sharding.local_part(state, mesh, specs), fingerprint)
+            state = sharding.from_local_part(local, mesh, specs)
+    if multi:
+        to_save = lambda st: sharding.local_part(st, mesh, specs)
+    else:
+        to_save = lambda st: _state_runs(st, lambda tree: jax.tree.map(lambda x: x[..., :num], tree))
+    host = lambda x: sharding.to_host(x)[..., :num]
     done = int(state.block)
     chunks = _Chunks(chunk_steps)
     report = _Progress(progress, horizon, num, min(done * BLOCK, horizon), resumable=bool(checkpoint))
@@ -305,11 +373,11 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
             blocks = min(chunks.next(), n_full - done) if done < n_full else 1
             before = int(state.ptr)
             t0 = time.perf_counter()
-            advance = make_advance(env, policy, privatizer, steps, slots, unroll)
+            advance = make_advance(env, policy, privatizer, steps, slots, unroll, mesh)
             state = advance(state, np.int32(blocks), run_keys, params, rec)
             after = int(state.ptr)
-            new_pseudo = np.asarray(state.pseudo[before:after])
-            new_real = np.asarray(state.realized[before:after])
+            new_pseudo = host(state.pseudo[before:after])
+            new_real = host(state.realized[before:after])
             seconds = time.perf_counter() - t0
             elapsed += seconds
             for name, arr in (("pseudo-regret", new_pseudo), ("realized regret", new_real)):
@@ -321,10 +389,9 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
             done += blocks
             t1 = time.perf_counter()
             if checkpoint:
-                _save_checkpoint(checkpoint, state, elapsed, fingerprint)
+                _save_checkpoint(checkpoint, to_save(state), elapsed, fingerprint)
             if callback is not None:
-                callback(np.asarray(state.pseudo), np.asarray(state.realized), np.asarray(state.run.counts), after,
-                         elapsed)
+                callback(host(state.pseudo), host(state.realized), host(state.run.counts), after, elapsed)
             chunks.observe(blocks, seconds, time.perf_counter() - t1, compiled=steps not in compiled)
             compiled.add(steps)
             report.update(min(done * BLOCK, horizon))
@@ -336,7 +403,7 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
         raise Interrupted(_checkpoint_step(checkpoint, horizon) if saved else 0, horizon, saved) from err
     report.close()
     n_rec = int(state.ptr)
-    return (np.asarray(state.pseudo), np.asarray(state.realized), np.asarray(state.run.counts), n_rec, elapsed)
+    return host(state.pseudo), host(state.realized), host(state.run.counts), n_rec, elapsed
 
 
 def _run_epochs(env, policy, privatizer, params: SimParams, run_keys, horizon: int, times: np.ndarray, describe):

@@ -299,6 +299,7 @@ def normal(key, shape, hardened, dtype=None):
 
 
 _SPECIALIZED: dict = {}
+_FIXED: dict = {}  # id -> policy returned by specialize (kept alive, so ids stay unique)
 
 
 def specialize(policy, params):
@@ -309,14 +310,16 @@ def specialize(policy, params):
     without ``noise``, a grid over it or traced parameters leave ``policy`` as it is (so does the epoch simulation
     of DPRSE/LDPRSE, `sweep(simulator="epochs")`, which draws through a ``lax.cond``). Memoized, so that the
     compiled step of a specialized policy is reused."""
+    if id(policy) in _FIXED:  # already specialized (e.g. by the driver, on its host copy of the parameters)
+        return policy
     if hasattr(params, "noise"):
         leaf, fix = params.noise, lambda p: p._replace(noise=mode)
     elif hasattr(getattr(params, "inner", None), "noise"):  # a wrapper's params (`jaxbandit.gradients.scored`)
         leaf, fix = params.inner.noise, lambda p: p._replace(inner=p.inner._replace(noise=mode))
     else:
         return policy
-    if isinstance(leaf, jax.core.Tracer):
-        return policy
+    if isinstance(leaf, jax.core.Tracer) or (isinstance(leaf, jax.Array) and not leaf.is_fully_addressable):
+        return policy  # not known here (traced, or partly on other processes)
     values = np.unique(np.asarray(leaf))
     if values.size != 1:
         return policy
@@ -328,6 +331,7 @@ def specialize(policy, params):
                                 select=lambda rng, state, p: policy.select(rng, state, fix(p)),
                                 update=lambda rng, state, arm, obs, p: policy.update(rng, state, arm, obs, fix(p)))
         _SPECIALIZED[key] = (policy, fixed)  # keeps ``policy`` alive, so its id stays unique
+        _FIXED[id(fixed)] = fixed
     return _SPECIALIZED[key][1]
 
 # ------------------------------------------------------------------ the realized law (host side, exact counting)

@@ -180,8 +180,9 @@ def _draw(key, steps, params):
 
 def _mechanism(name: str) -> Privatizer:
     validate = _validate_quadratic if name == "quadratic" else lambda params: _validate_epsilon(params.epsilon)
-    default = (QuadraticParams(jnp.asarray(1.0), jnp.asarray(0.0)) if name == "quadratic"
-               else EpsilonParams(jnp.asarray(1.0)))
+    # Python floats (weakly typed, like jnp.asarray(1.0)): no device array at import, so that importing jaxbandit
+    # leaves JAX unconfigured (e.g. the number of CPU devices can still be set).
+    default = QuadraticParams(1.0, 0.0) if name == "quadratic" else EpsilonParams(1.0)
 
     def apply(rng, arm, reward, params):
         # Y = 1{u < t(r)}, t(r) = p(r) snapped inside [g, 1 − g]: exactly ε-LDP in floating point (module doc).

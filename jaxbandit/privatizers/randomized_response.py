@@ -173,8 +173,9 @@ def validate(params: RRParams) -> None:
                          f"reward), not strictly monotone; valid channels have p00 + p11 in [0, 1) or (1, 2]")
 
 
+_FLOAT = jax.dtypes.canonicalize_dtype(np.float64)  # JAX's float type, known without starting a backend
 RANDOMIZED_RESPONSE = Privatizer(name="randomized-response", draw=_draw, apply=_apply, validate=validate,
-                                 default_params=RRParams(*(jnp.asarray(v) for v in epsilon_optimal(1.0).values())),
+                                 default_params=RRParams(*(np.asarray(v, _FLOAT) for v in epsilon_optimal(1.0).values())),
                                  reward_range=(0.0, 1.0), output_range=(0.0, 1.0))
 
 
