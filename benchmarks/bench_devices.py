@@ -2,8 +2,8 @@
 
 The process starts with one CPU device per core (`jaxbandit.use_cpu_devices`), then alternates ``simulate(...,
 devices=1)`` and ``devices=N`` on the same configuration (compilation excluded: each configuration is run once
-before timing; engine seconds, best of ``--rounds`` alternations). Also reports the process's CPU time per wall
-second during each timed run: how many cores the program kept busy.
+before timing; engine seconds, best of ``--rounds`` alternations). Also reports the process's CPU time during each
+timed call per second of its simulation (engine seconds): about how many cores the program kept busy.
 
     python benchmarks/bench_devices.py                       # Gaussian TS and Beta TS, K = 10, R = 1000, T = 10^4
     python benchmarks/bench_devices.py --policies gaussian-thompson --runs 100000   # GPU host with several GPUs
@@ -39,16 +39,18 @@ def main():
     ap.add_argument("--devices", type=int, default=None, help="CPU devices (default: one per core)")
     ap.add_argument("--record", action="store_true", help="append the table to benchmarks/RESULTS.md")
     args = ap.parse_args()
-    n = jb.use_cpu_devices(args.devices)
+    jb.use_cpu_devices(args.devices)
     import jax
-    n = len(jax.devices())  # on an accelerator host, its devices
+    n = len(jax.devices())  # on an accelerator host, its accelerators
+    if n == 1:
+        raise SystemExit(f"only one {jax.devices()[0].platform} device: nothing to compare")
     means = list(np.round(np.linspace(0.1, 0.9, args.arms), 4))
     rows = []
     for spec in args.policies.split(","):
         policy, _, param = spec.partition(":")
         params = {k: int(v) if v.isdigit() else float(v) for k, v in (param.split("="),)} if param else None
-        for d in (1, n):  # compile both first
-            timed(policy, d, means, args.runs, 2 * jb.BLOCK, 0, params)
+        for d in (1, n):  # compile both first: the same horizon and record times as the timed runs
+            timed(policy, d, means, args.runs, args.horizon, 0, params)
         best = {1: (np.inf, 0.0), n: (np.inf, 0.0)}
         for r in range(args.rounds):
             for d in (1, n):
@@ -63,7 +65,7 @@ def main():
     lines = [f"### {when} — devices: {n} × {dev.device_kind} ({dev.platform}), jax {jax.__version__}",
              f"`python benchmarks/bench_devices.py --runs {args.runs} --horizon {args.horizon} --rounds "
              f"{args.rounds}`: K = {args.arms} Bernoulli arms, engine seconds (compilation excluded), best of "
-             f"{args.rounds} alternations; cores busy = CPU seconds of the process per wall second.", "",
+             f"{args.rounds} alternations; cores busy = CPU seconds of the process per engine second.", "",
              f"| policy | 1 device: agent-steps/s | cores busy | {n} devices: agent-steps/s | cores busy | gain |",
              "|---|---|---|---|---|---|"]
     for spec, r1, b1, rn, bn in rows:

@@ -132,15 +132,25 @@ def cmd_run(args) -> int:
                        chunk_steps=args.chunk_steps, progress=args.progress,
                        devices=None if jax.process_count() > 1 else args.devices)  # several: --devices per process
     checkpoint = res.checkpoint
-    try:
-        if writer:
+    failure = None
+    if writer:
+        try:
             _write_run_outputs(args, res)
-    except OSError as err:
-        kept = (f"the finished run is kept in {checkpoint}: fix the path and run the same command again (it resumes "
+        except OSError as err:
+            failure = err
+    several = jax.process_count() > 1
+    if several:  # every process keeps its checkpoint unless process 0 wrote the outputs
+        from jaxbandit import sharding
+        written = sharding.agree(int(failure is None), sharding.device_mesh(None))  # >= 1 device per process
+        if not written and failure is None:
+            failure = OSError("process 0 could not write the outputs")
+    if failure is not None:
+        kept = (f"the finished run is kept in {checkpoint}{' (and each process its own file)' if several else ''}: "
+                f"fix the path and run the same command again{' in every process' if several else ''} (it resumes "
                 f"from there without simulating)") if checkpoint else (
             "the epoch simulation keeps no checkpoint: fix the path and run it again" if args.simulator == "epochs"
             else "pass --checkpoint to keep finished runs")
-        raise ValueError(f"writing the outputs failed ({err}); {kept}") from err
+        raise ValueError(f"writing the outputs failed ({failure}); {kept}") from failure
     if checkpoint and not args.keep_checkpoint and os.path.exists(checkpoint):
         os.remove(checkpoint)
     return 0
@@ -381,8 +391,9 @@ def _num_arms(config):
     return env.num_arms
 
 
-DEVICES_HELP = ("CPU devices to shard the runs over (default: one per core; on a GPU or TPU every accelerator is "
-                "used); the numbers do not depend on it")
+DEVICES_HELP = ("devices to shard the runs over: on a CPU host, N CPU devices (default: one per core); on a GPU or "
+                "TPU host, the first N accelerators (default: all); in a multi-process run, the CPU devices of each "
+                "process. The numbers do not depend on it")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -514,16 +525,19 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _start_devices(requested: int | None) -> None:
+def _start_devices(requested: int | None, command_line: bool) -> None:
     """One CPU device per core (or ``--devices N``) before JAX starts, so that sweeps shard over every core. When
-    JAX has already started in this process (``main`` called from Python), its devices stay as they are and
-    ``--devices N`` picks the first N of them (`jaxbandit.sharding.device_mesh` checks the range)."""
+    JAX has already started in this process, its devices stay as they are and ``--devices N`` picks the first N
+    of them (`jaxbandit.sharding.device_mesh` checks the range). ``main(argv)`` called from Python configures
+    JAX only when given ``--devices`` (the caller's process keeps its own settings)."""
     from jaxbandit import sharding
     if requested is not None and requested < 1:
         raise ValueError(f"--devices {requested} must be a positive integer")
+    if requested is None and not command_line:
+        return
     try:
         sharding.use_cpu_devices(requested)
-    except RuntimeError:  # JAX started earlier in this process
+    except sharding.JaxStarted:  # JAX started earlier in this process
         if requested is not None:
             sharding.device_mesh(requested)  # a clear error now rather than after the first simulation
 
@@ -545,15 +559,21 @@ def _start_processes(args) -> bool:
                          f"{', '.join(given)})")
     else:
         n, i = flags["--num-processes"], flags["--process-id"]
-        if n < 1 or not 0 <= i < n:
+        if n < 1:
+            raise ValueError(f"--num-processes {n} must be at least 1")
+        if not 0 <= i < n:
             raise ValueError(f"--process-id {i} must be in [0, {n}) for --num-processes {n}")
     if args.devices is not None and args.devices < 1:
         raise ValueError(f"--devices {args.devices} must be a positive integer")
     try:
         sharding.initialize(flags["--coordinator"], flags["--num-processes"], flags["--process-id"],
                             cpu_devices=args.devices or sharding.cores())
+    except sharding.JaxStarted as err:
+        raise ValueError("a multi-process run must start JAX itself: run the command in a fresh process") from err
     except RuntimeError as err:
-        raise ValueError(f"a multi-process run must start JAX itself: run the command in a fresh process ({err})")
+        where = ("the processes JAX found on this cluster" if args.cluster else
+                 f"{flags['--coordinator']} as process {flags['--process-id']} of {flags['--num-processes']}")
+        raise ValueError(f"could not join {where}: {err}") from err
     return True
 
 
@@ -567,7 +587,7 @@ def main(argv=None) -> int:
     if hasattr(args, "devices"):
         try:
             if not _start_processes(args):
-                _start_devices(args.devices)
+                _start_devices(args.devices, command_line=argv is None)
         except ValueError as err:
             print(f"error: {err}", file=sys.stderr)
             return 2

@@ -17,8 +17,9 @@ import numpy as np
 
 from jaxbandit.engine import RUNS_AXIS
 
-__all__ = ["use_cpu_devices", "device_mesh", "cores", "multi_process", "place", "to_host", "local_part",
-           "from_local_part", "process_file", "initialize"]
+__all__ = ["use_cpu_devices", "choose_devices", "device_mesh", "cores", "spans_processes", "multi_process", "place",
+           "to_host", "per_device", "agree", "local_part", "from_local_part", "process_file", "initialize",
+           "JaxStarted"]
 
 
 def cores() -> int:
@@ -27,6 +28,10 @@ def cores() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
+
+
+class JaxStarted(RuntimeError):
+    """JAX has already started in this process: its devices and processes are fixed."""
 
 
 def use_cpu_devices(n: int | None = None) -> int:
@@ -44,8 +49,9 @@ def use_cpu_devices(n: int | None = None) -> int:
     ``jax.config.update("jax_num_cpu_devices", n)`` right after ``import jax``, or the environment variable
     ``XLA_FLAGS=--xla_force_host_platform_device_count=n`` before Python starts.
 
-    Returns the number of CPU devices JAX has. Raises ValueError for ``n`` < 1 and RuntimeError when JAX has
-    already started with another number of CPU devices (then restart the process or kernel and call this first).
+    Returns the number of CPU devices JAX has. Raises ValueError for ``n`` < 1 and `JaxStarted` (a RuntimeError)
+    when JAX has already started with another number of CPU devices (then restart the process or kernel and call
+    this first).
     """
     want = cores() if n is None else n
     if isinstance(want, bool) or not isinstance(want, (int, np.integer)) or want < 1:
@@ -58,19 +64,21 @@ def use_cpu_devices(n: int | None = None) -> int:
         pass
     have = len(jax.local_devices(backend="cpu"))
     if have != want:
-        raise RuntimeError(f"JAX has already started with {have} CPU device(s), not {want}: the number of CPU "
+        raise JaxStarted(f"JAX has already started with {have} CPU device(s), not {want}: the number of CPU "
                            f"devices is fixed when JAX first computes; call jaxbandit.use_cpu_devices({want}) "
                            f"before any computation (in a notebook: restart the kernel and call it in the first "
                            f"cell)")
     return have
 
 
-def device_mesh(devices: int | Sequence[jax.Device] | None = None) -> jax.sharding.Mesh | None:
-    """The 1-D mesh (axis `jaxbandit.engine.RUNS_AXIS`) the drivers shard the batch over, or None for a single
-    device (the plain one-device program).
+def choose_devices(devices: int | Sequence[jax.Device] | None = None) -> list:
+    """The devices a driver shards its batch over.
 
-    ``devices``: None for every device of JAX's default backend (`jax.devices()`), an int n for the first n of
-    them, or a sequence of distinct `jax.Device`. Raises ValueError naming the valid range otherwise."""
+    ``devices``: None for every device of JAX's default backend (`jax.devices()`: on an accelerator host its
+    accelerators, in a multi-process run those of every process), an int n for the first n of them, or a sequence
+    of distinct `jax.Device`. With several processes, the devices are either those of every process (the runs are
+    split across processes) or this process's own (it simulates every run alone, e.g. ``jax.local_devices()``).
+    Raises ValueError naming the valid choices otherwise."""
     available = jax.devices()
     if devices is None:
         chosen = available
@@ -90,9 +98,29 @@ def device_mesh(devices: int | Sequence[jax.Device] | None = None) -> jax.shardi
                 or len({d.id for d in chosen}) != len(chosen)):
             raise ValueError(f"devices={devices!r} must be None (all of jax.devices()), a number of devices in "
                              f"[1, {len(available)}], or a list of distinct jax.Device")
+    processes = {d.process_index for d in chosen}
+    if len(processes) > 1 and len(processes) != jax.process_count():
+        raise ValueError(f"devices={devices!r} belong to processes {sorted(processes)} of {jax.process_count()}: "
+                         f"give devices of every process (default: all of jax.devices()) or of this one only")
+    if len(processes) == 1 and processes != {jax.process_index()}:
+        raise ValueError(f"devices={devices!r} belong to process {processes.pop()}, not to this one "
+                         f"({jax.process_index()}): give devices of every process (default: all of jax.devices()) "
+                         f"or this process's own (jax.local_devices())")
+    return chosen
+
+
+def device_mesh(devices: int | Sequence[jax.Device] | None = None) -> jax.sharding.Mesh | None:
+    """The 1-D mesh (axis `jaxbandit.engine.RUNS_AXIS`) over `choose_devices`'s devices, or None for a single
+    device (the plain one-device program)."""
+    chosen = choose_devices(devices)
     if len(chosen) == 1:
         return None
     return jax.sharding.Mesh(np.array(chosen), (RUNS_AXIS,))
+
+
+def spans_processes(mesh: jax.sharding.Mesh | None) -> bool:
+    """Whether ``mesh`` splits the runs across several processes (then every process must take part)."""
+    return mesh is not None and len({d.process_index for d in mesh.devices.flat}) > 1
 
 
 # ---------------------------------------------------------------- several processes (jax.distributed)
@@ -135,6 +163,21 @@ def to_host(x) -> np.ndarray:
     # Resharded to every device (an all-gather; processes may hold different numbers of devices), then read locally.
     whole = _replicate(x.sharding.mesh)(x)
     return np.asarray(whole.addressable_data(0))
+
+
+def per_device(value: int, mesh: jax.sharding.Mesh) -> np.ndarray:
+    """Every process's ``value`` (an int), one per device of ``mesh`` in its order: what each process says."""
+    spec = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(RUNS_AXIS))
+    local = jax.make_array_from_callback((mesh.size,), spec, lambda i: np.full(len(range(mesh.size)[i[0]]),
+                                                                              value, np.int64))
+    return to_host(local)
+
+
+def agree(value: int, mesh: jax.sharding.Mesh) -> int:
+    """Process 0's ``value`` in every process: one decision (a chunk's length, a write's success) for all."""
+    values = per_device(value, mesh)
+    first = next(i for i, d in enumerate(mesh.devices.flat) if d.process_index == 0)
+    return int(values[first])
 
 
 @functools.lru_cache(maxsize=None)
@@ -186,7 +229,7 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
             jax.config.update("jax_num_cpu_devices", int(cpu_devices))
         jax.distributed.initialize(coordinator_address, num_processes, process_id)
     except RuntimeError as err:
-        if "before" not in str(err):  # JAX's own words when the backend has started
-            raise
-        raise RuntimeError("jaxbandit.sharding.initialize must run before JAX computes anything (restart the "
-                           "process and call it first)") from err
+        if "before any JAX" in str(err) or "before backends are initialized" in str(err):  # JAX's own words
+            raise JaxStarted("jaxbandit.sharding.initialize must run before JAX computes anything (restart the "
+                             "process and call it first)") from err
+        raise

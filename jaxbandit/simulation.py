@@ -78,13 +78,13 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
         ``Policy.phase_rollout`` (``dp-rse``, ``ldp-rse``: `jaxbandit.policies.heavy_tailed.elimination_rollout`)
         simulated phase by phase, identity privatizer: the same law, another random stream, no step-by-step policy (benchmarks/RESULTS.md has
         the speed-up); it runs in one piece, so no progress, callback or checkpoint.
-      devices: the devices the batch (grid points × runs) is sharded over: None (default) for all of
-        `jax.devices()`, a number n for the first n, or a list of `jax.Device`. Each device simulates its slice
-        of the runs; a run depends only on its key, so the numbers are the same bit for bit on any number of
-        devices, and a checkpoint resumes on any number. On CPU, JAX makes one device unless configured before
-        its first computation: ``import jax; jax.config.update("jax_num_cpu_devices", os.cpu_count())`` before
-        anything else (in a notebook, the first cell) gives one device per core, which is how XLA uses every core
-        for this workload (the engine's program is single-threaded). The epoch simulator runs on the first device.
+      devices: the devices the batch (grid points × runs) is sharded over (`jaxbandit.sharding.choose_devices`):
+        None (default) for all of `jax.devices()`, a number n for the first n, or a list of `jax.Device`. Each
+        device simulates its slice of the runs; a run depends only on its key, so the numbers are the same bit for
+        bit on any number of devices, and in one process a checkpoint resumes on any number. On CPU, JAX makes
+        one device unless configured before its first computation: `jaxbandit.use_cpu_devices` first (in a
+        notebook, the first cell) gives one device per core, so that a sweep uses every core
+        (benchmarks/RESULTS.md has the measured gain). The epoch simulator runs on the first device.
 
     Returns:
       `Results` with axes (*grid axes, run, t).
@@ -212,14 +212,14 @@ def check_memory(env, policy, privatizer, params: SimParams, num: int, n_records
         raise ValueError(
             f"runs x grid points = {num:,} would need about {_gib(estimate)} ({_gib(per_run * 1.0)} per run: state, "
             f"{n_records} record times, randomness of a block of {BLOCK} steps) but {_gib(available)} is available "
-            f"on {jax.devices()[0].platform}; at most {fits:,} runs fit: use fewer runs or grid points (several "
+            f"on {jax.local_devices()[0].platform}; at most {fits:,} runs fit: use fewer runs or grid points (several "
             f"sweeps), or record fewer times")
     return estimate
 
 
 def available_memory() -> int | None:
     """Bytes free on the default device: the accelerator's limit minus its use, or the host's MemAvailable."""
-    device = jax.devices()[0]
+    device = jax.local_devices()[0]
     if device.platform != "cpu":
         stats = device.memory_stats() or {}
         if "bytes_limit" in stats:
@@ -318,28 +318,28 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
 
     Returns ``(pseudo[n_rec, N], realized[n_rec, N], counts[K, N], n_rec, seconds)`` as numpy arrays (on every
     process of a multi-process run). Raises `Interrupted` on Ctrl-C (after the last completed chunk was
-    checkpointed, when there is a checkpoint). In one process, checkpoints hold the N runs without padding, so a
-    run checkpointed on some devices resumes on any others; with several processes, each saves the runs it
-    simulates in its own file (``checkpoint`` is this process's: `sweep` names it with
-    `jaxbandit.sharding.process_file`), which resumes with the same processes and devices.
+    checkpointed, when there is a checkpoint). Checkpoints hold the N runs without padding, so a run checkpointed
+    on some devices resumes on any others; when the runs are split across processes, each process saves the runs
+    it simulates in its own file (``checkpoint`` is this process's: `sweep` names it with
+    `jaxbandit.sharding.process_file`), which resumes with the same processes and devices, all from the same
+    chunk (checked).
     """
     num = len(run_keys)
     slots = record_slots(times)
     n_full, tail = divmod(horizon, BLOCK)
     total_blocks = n_full + (1 if tail else 0)
     mesh = device_mesh(devices)
-    multi = sharding.multi_process()
-    if multi and (mesh is None or len({d.process_index for d in mesh.devices.flat}) != jax.process_count()):
-        raise ValueError(f"devices={devices!r}: a run of {jax.process_count()} processes needs devices of every "
-                         f"process (default: all of jax.devices())")
+    shared = sharding.spans_processes(mesh)  # the runs split across processes: every step is taken together
     pad = 0 if mesh is None else -num % mesh.size
-    if multi and jax.process_index() != 0:
-        progress = False  # one progress bar, process 0's
-    if multi and checkpoint:  # each process checkpoints its own runs (sweep names the file), for this layout only
-        fingerprint = f"{fingerprint}-{jax.process_index()}of{jax.process_count()}x{mesh.size}"
+    quiet = shared and jax.process_index() != 0  # one progress bar and time estimate: process 0's
+    if quiet:
+        progress = False
+    if shared and checkpoint:  # each process checkpoints its own runs (sweep names the file), for this layout only
+        layout = ",".join(str(d.process_index) for d in mesh.devices.flat)
+        fingerprint = f"{fingerprint}-process{jax.process_index()}-of-{jax.process_count()}-devices[{layout}]"
     state = init_state(policy, params, env.num_arms, len(times), slots, num_runs=num)
     elapsed = 0.0
-    if checkpoint and os.path.exists(checkpoint) and not multi:
+    if checkpoint and os.path.exists(checkpoint) and not shared:
         state, elapsed = _load_checkpoint(checkpoint, state, fingerprint)
     rec = jnp.asarray(times, dtype=jnp.int32)
     # The noise mode, fixed from the host's parameters (placed ones may live on other processes).
@@ -355,22 +355,36 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
                                block=sharding.place(state.block, mesh, lambda x: replicated))
         params = sharding.place(params, mesh, batch_spec)
         run_keys = sharding.place(run_keys, mesh, lambda x: jax.sharding.PartitionSpec(RUNS_AXIS))
-        if multi and checkpoint and os.path.exists(checkpoint):
+    if shared and checkpoint:
+        found = os.path.exists(checkpoint)
+        if found:
             local, elapsed = _load_checkpoint(checkpoint, sharding.local_part(state, mesh, specs), fingerprint)
+        blocks = sharding.per_device(int(local.block) if found else -1, mesh)  # -1: no file
+        if len(set(blocks.tolist())) > 1:
+            said = {d.process_index: int(b) for d, b in zip(mesh.devices.flat, blocks)}
+            raise ValueError(
+                f"the processes' checkpoints disagree (block reached per process, -1 = no file: {said}); this "
+                f"process's is {checkpoint} ({'found' if found else 'missing'}): a run resumes only when every "
+                f"process has its file from the same chunk; delete the files {os.path.splitext(checkpoint)[0]}"
+                f"... of every process to start over")
+        if found:
             state = sharding.from_local_part(local, mesh, specs)
-    if multi:
+    if shared:
         to_save = lambda st: sharding.local_part(st, mesh, specs)
     else:
         to_save = lambda st: _state_runs(st, lambda tree: jax.tree.map(lambda x: x[..., :num], tree))
     host = lambda x: sharding.to_host(x)[..., :num]
     done = int(state.block)
     chunks = _Chunks(chunk_steps)
-    report = _Progress(progress, horizon, num, min(done * BLOCK, horizon), resumable=bool(checkpoint))
+    report = _Progress(progress, horizon, num, min(done * BLOCK, horizon), resumable=bool(checkpoint),
+                       estimate=not quiet)
     compiled = set()
     try:
         while done < total_blocks:
             steps = BLOCK if done < n_full else tail
             blocks = min(chunks.next(), n_full - done) if done < n_full else 1
+            if shared:  # chunk lengths come from each process's timings: take process 0's
+                blocks = sharding.agree(blocks, mesh)
             before = int(state.ptr)
             t0 = time.perf_counter()
             advance = make_advance(env, policy, privatizer, steps, slots, unroll, mesh)
@@ -434,9 +448,9 @@ class _Progress:
     line with the estimated time left when that is over a minute, with or without the bar (a piped CLI run or a
     ``progress=False`` call learns how long it will take, too)."""
 
-    def __init__(self, progress, horizon, num, initial, resumable):
+    def __init__(self, progress, horizon, num, initial, resumable, estimate=True):
         self.progress, self.horizon, self.num, self.resumable = progress, horizon, num, resumable
-        self.bar, self.estimated = None, False
+        self.bar, self.estimated = None, not estimate
         self.started = time.perf_counter()
 
     def update(self, step):

@@ -5,7 +5,8 @@ several CPU devices, or as one of several processes, happen in a fresh interpret
     python -m tests.sharded_worker --devices 2 --processes 2 --process-id 0 --port P CASE...   # one of two
 
 Each CASE is a policy of tests/golden.py's contract cases; its driver run (`jaxbandit.simulate`) on the devices in
-use must equal the values the engine recorded on one device (tests/data/golden_contract_v1.npz) bit for bit.
+use must equal, bit for bit, the values the engine recorded on one device (tests/data/golden_contract_v1.npz), or
+with ``--runs R`` (R runs instead of the record's 3) the same call on this process's first device alone.
 ``--resume``: the run is first interrupted after its first chunk with a checkpoint, then resumed on the next device
 count (or, with several processes, by the same processes). Prints one JSON line; exit status 1 on a mismatch.
 """
@@ -28,6 +29,10 @@ def main() -> int:
     ap.add_argument("--process-id", type=int, default=0)
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--resume", metavar="DIR", help="interrupt and resume with a checkpoint in DIR")
+    ap.add_argument("--runs", type=int, help="runs per case, compared with one device (default: the record's)")
+    ap.add_argument("--horizon", type=int, help="with --runs: the horizon (default: the record's)")
+    ap.add_argument("--chunks", choices=("blocks", "timed"), default="blocks",
+                    help="one block per chunk, or chunks sized by the driver's timings")
     args = ap.parse_args()
 
     import jaxbandit as jb
@@ -43,12 +48,18 @@ def main() -> int:
 
     uses = [int(u) for u in args.use.split(",")] if args.use else [None]
     mismatches, ran = [], []
-    with np.load(golden.CONTRACT_PATH) as recorded:
+    with np.load(golden.CONTRACT_PATH) as record:
         for name in args.cases:
             env, ep, pp, priv, qp, _ = golden.POLICY_CASES[name]
-            kwargs = dict(privatizer=priv, env_params=ep, policy_params=pp, privatizer_params=qp, runs=RUNS,
-                          seed=SEED, record=TIMES, horizon=golden.CONTRACT_HORIZONS.get(name, HORIZON),
-                          chunk_steps=jb.BLOCK, progress=False, unroll=1)
+            kwargs = dict(privatizer=priv, env_params=ep, policy_params=pp, privatizer_params=qp, runs=args.runs or RUNS,
+                          seed=SEED, record=TIMES if args.horizon is None else 20,
+                          horizon=args.horizon or golden.CONTRACT_HORIZONS.get(name, HORIZON),
+                          chunk_steps=jb.BLOCK if args.chunks == "blocks" else None, progress=False, unroll=1)
+            if args.runs:  # the reference: this process's first device alone
+                alone = jb.simulate(env, name, devices=jax.local_devices()[:1], **kwargs)
+                recorded = {f"policy/{name}:{f}": getattr(alone, f) for f in ("pseudo_regret", "regret", "counts")}
+            else:
+                recorded = record
             for i, use in enumerate(uses):
                 if args.resume:
                     path = os.path.join(args.resume, f"{name}.npz")
@@ -75,7 +86,7 @@ def main() -> int:
                     res = jb.simulate(env, name, devices=use, **kwargs)
                 for field in ("pseudo_regret", "regret", "counts"):
                     if not np.array_equal(getattr(res, field), recorded[f"policy/{name}:{field}"]):
-                        mismatches.append(f"{name} on {use} devices: {field} differs from the one-device record")
+                        mismatches.append(f"{name} on {use} devices: {field} differs from one device's")
                 ran.append({"case": name, "devices": res.config["devices"],
                             "processes": res.config.get("processes", 1)})
     print(json.dumps({"process": jax.process_index(), "ran": ran, "mismatches": mismatches}))
