@@ -102,6 +102,32 @@ def test_draw_keeps_the_float_stream():
     np.testing.assert_array_equal(both.bits[1], d.bits)
 
 
+def test_a_fixed_mode_is_static_and_releases_one_way():
+    """With the mode known (a concrete ``noise``), `Noise.discrete` is static: not a leaf, so it survives
+    ``lax.scan`` and ``jit`` as a Python-level choice, the float draw carries no words, and `released` computes
+    only the mode's release — with the values of the traced mode's select."""
+    key = jax.random.key(4)
+    f, d = noise.draw(key, (6, 3), 0), noise.draw(key, (6, 3), 1)
+    assert len(jax.tree.leaves(f)) == 2 and f.bits.shape == (6, 3, 0) and not f.discrete
+    assert len(jax.tree.leaves(d)) == 2 and bool(d.discrete)
+    x = jnp.linspace(0.0, 5.0, 18).reshape(6, 3)
+
+    def release(n, x=x):
+        return noise.released(x + 0.3 * noise.laplace_of(n), x, 0.3, 1.0, n)
+
+    def per_step(carry, step):  # the engine's shape: one step's slice of a block
+        n, xt = step
+        return carry + isinstance(n.discrete, np.bool_), release(n, xt)
+
+    for fixed, mode in ((f, 0), (d, 1)):
+        static, got = jax.jit(lambda n: jax.lax.scan(per_step, 0, (n, x)))(fixed)
+        assert static == 6  # still static inside the scan
+        _, want = jax.jit(lambda m: jax.lax.scan(per_step, 0, (noise.draw(key, (6, 3), m), x)))(mode)
+        np.testing.assert_array_equal(got, want)
+    # the float mode computes no discrete release (its rounding to the grid), the discrete mode does
+    assert "round" not in str(jax.make_jaxpr(release)(f)) and "round" in str(jax.make_jaxpr(release)(d))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name, params, env, ep", [
     ("dp-se", {"epsilon": 2.0, "beta": 0.5}, "bernoulli", {"means": [0.1, 0.9, 0.5, 0.8]}),

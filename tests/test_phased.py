@@ -12,7 +12,7 @@ import numpy as np
 
 from jaxbandit.policies import elimination
 from jaxbandit.policies.common import onehot
-from jaxbandit.policies.phased import PhasedState, phased, round_robin
+from jaxbandit.policies.phased import PhasedState, phased, round_robin, when
 from jaxbandit.types import StepRandom
 
 
@@ -174,3 +174,30 @@ def test_docstring_dprse_example_matches_its_reference():
     assert np.asarray(states.inner.active)[-1].sum() == 1  # the test reaches the commitment
     bound = float(states.inner.bound[0])
     assert np.any(rewards[: int(states.length[0])] > bound)  # and exercises the truncation
+
+
+def test_when_computes_only_where_needed_and_keeps_each_runs_value():
+    calls = []
+
+    def double_plus(x, y):
+        jax.debug.callback(lambda: calls.append(1))  # one call per evaluation of the batch's release
+        return {"v": 2.0 * x + y}
+
+    def step(pred, x):
+        return when(pred, double_plus, (x, 1.0), {"v": -x})
+
+    xs = jnp.arange(4.0)
+    some = jnp.array([True, False, False, True])
+    got = jax.jit(jax.vmap(step))(some, xs)
+    np.testing.assert_array_equal(got["v"], [1.0, -1.0, -2.0, 7.0])  # each run its own branch
+    assert len(calls) == 1
+    calls.clear()
+    np.testing.assert_array_equal(jax.jit(jax.vmap(step))(jnp.zeros(4, bool), xs)["v"], -xs)
+    assert not calls  # no run needs it: the batch skips it
+    # unbatched and nested: plain lax.cond semantics
+    assert float(step(True, 3.0)["v"]) == 7.0 and float(step(False, 3.0)["v"]) == -3.0
+    both = jax.vmap(jax.vmap(step))(jnp.stack([some, ~some]), jnp.stack([xs, xs]))["v"]
+    np.testing.assert_array_equal(both, [[1.0, -1.0, -2.0, 7.0], [-0.0, 3.0, 5.0, -3.0]])
+    # differentiable, as the lax.cond it stands for
+    grads = jax.vmap(jax.grad(lambda x, p: step(p, x)["v"]))(xs, some)
+    np.testing.assert_array_equal(grads, [2.0, -1.0, -1.0, 2.0])

@@ -102,9 +102,14 @@ def _counter_policy(num_arms: int, every_arm: bool, with_bound: bool, name: str)
     def update(rng, state, arm, obs, params):
         _, lap = rng.noise
         hit = onehot(arm, num_arms)
-        items = hit.astype(state.counter.total.dtype) * obs
-        mask = True if every_arm else hit == 1
-        counter = counters.hybrid_insert(state.counter, items, lap, params.epsilon, mask=mask)
+        if every_arm:
+            items = hit.astype(state.counter.total.dtype) * obs
+            counter = counters.hybrid_insert(state.counter, items, lap, params.epsilon)
+        else:  # only the pulled arm's counter takes an item: update it alone (K times less work than masking)
+            one = counters.hybrid_insert(jax.tree.map(lambda x: x[arm], state.counter), obs,
+                                         laplace_noise.at_arm(lap, arm), params.epsilon)
+            counter = jax.tree.map(lambda new, old: jnp.where((hit == 1).reshape((-1,) + (1,) * new.ndim), new, old),
+                                   one, state.counter)
         return CounterState(counter, state.counts + hit)
 
     privacy = epsilon_claim("Chan, Shi & Song 2011's hybrid counter is ε-DP (`counters.hybrid_privacy_loss`); each "
@@ -173,11 +178,13 @@ def dp_ucb_int(num_arms: int) -> Policy:
         return IntervalState(state.sums + hit.astype(state.sums.dtype) * obs, state.counts + hit, state.private, arm)
 
     def release(rng, state, arm, length, params):
-        _, noise = rng.noise
-        n = jnp.maximum(state.counts, 1).astype(state.sums.dtype)
+        # Only the block's arm releases: its mean alone (a discrete release of every arm costs K times as much).
+        noise = laplace_noise.at_arm(rng.noise[1], arm)
+        n = jnp.maximum(state.counts[arm], 1).astype(state.sums.dtype)
         scale = n ** (params.v / 2 - 1)
-        released = laplace_noise.released(state.sums / n + laplace_noise.laplace_of(noise) * scale, state.sums / n,
-                                          scale, 1 / n, noise)  # the mean's sensitivity is 1/n
+        mean = state.sums[arm] / n
+        released = laplace_noise.released(mean + laplace_noise.laplace_of(noise) * scale, mean, scale, 1 / n,
+                                          noise)  # the mean's sensitivity is 1/n
         return state._replace(private=jnp.where(onehot(arm, num_arms) == 1, released, state.private))
 
     def validate(params):

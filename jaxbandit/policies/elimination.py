@@ -69,7 +69,9 @@ def dp_se(num_arms: int) -> Policy:
     """DP-SE: ε-DP successive elimination (Sajed & Sheffet 2019; see the module docstring for the rule).
 
     Written on `phased` with one global phase per epoch, R_e·|S| pulls long (round-robin); with one arm left the
-    phase never ends."""
+    phase never ends. The discrete release's words (32 per arm) are drawn at the epoch's end from that step's key,
+    not for every step (`laplace_noise.with_words`): releases are rare, so the engine runs DP-SE about as fast as
+    UCB1 (benchmarks/RESULTS.md). The float mode (``noise = 0``) keeps its per-step draw and its numbers."""
 
     def init(params):
         e = jnp.asarray(1, jnp.int32)
@@ -77,7 +79,8 @@ def dp_se(num_arms: int) -> Policy:
                          epoch_pulls(jnp.asarray(num_arms, jnp.int32), e, params))
 
     def draw(key, steps, params):
-        return laplace_noise.draw(key, (steps, num_arms), params.noise)  # one per arm, used at epoch ends only
+        # one per arm, used at epoch ends only: the discrete release's words are drawn there (`release`)
+        return laplace_noise.draw(key, (steps, num_arms), params.noise, words_later=True)
 
     def phase_length(state, params):
         n = jnp.sum(state.active, dtype=jnp.int32)
@@ -94,8 +97,9 @@ def dp_se(num_arms: int) -> Policy:
         r = state.pulls.astype(dtype)
         eps = params.epsilon.astype(dtype)
         # μ̃_i = epoch mean + Lap(1/(ε R_e)); the mean's sensitivity is 1/R_e
-        noisy = laplace_noise.released(state.sums / r + laplace_noise.laplace_of(rng.noise) / (eps * r),
-                                       state.sums / r, 1 / (eps * r), 1 / r, rng.noise)
+        noise = laplace_noise.with_words(rng.noise, rng.key)
+        noisy = laplace_noise.released(state.sums / r + laplace_noise.laplace_of(noise) / (eps * r),
+                                       state.sums / r, 1 / (eps * r), 1 / r, noise)
         l8, l4 = _logs(jnp.sum(state.active, dtype=jnp.int32), state.epoch, params, dtype)
         width = jnp.sqrt(l8 / (2 * r)) + l4 / (eps * r)  # h_e + c_e
         keep = eliminate(state.active, noisy, 2 * width)

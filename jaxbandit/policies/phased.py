@@ -21,11 +21,12 @@ from typing import Any, Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
+from jax.custom_batching import custom_vmap
 
 from jaxbandit.policies.common import onehot
 from jaxbandit.types import EmptyParams, Policy, no_draw, no_validate
 
-__all__ = ["PhasedState", "phased", "round_robin"]
+__all__ = ["PhasedState", "phased", "round_robin", "when"]
 
 
 class PhasedState(NamedTuple):
@@ -65,9 +66,9 @@ def phased(name: str, num_arms: int, *, init: Callable, phase_length: Callable, 
 
     Returns:
       A `Policy` whose state is a `PhasedState`. At most one phase ends per step (the global one, or the pulled
-      arm's), so the release is one ``jnp.where`` over the state (computed every step and kept only at a phase
-      end: fixed shapes, vmappable); the next phase's length is ``phase_length`` of the released state and its
-      count restarts at 0.
+      arm's); the release runs through `when`, so a batch of runs computes it only at steps where some run's
+      phase ends (fixed shapes, vmappable); the next phase's length is ``phase_length`` of the released state and
+      its count restarts at 0.
 
     Example: DPRSE, ε-DP robust successive elimination for heavy-tailed rewards with E|X|^{1+v} <= u (Tao, Wu,
     Zhao & Wang, AISTATS 2022, Algorithm 3; spec 004 §2.3). Epoch τ pulls each of the |S| active arms
@@ -147,8 +148,7 @@ def phased(name: str, num_arms: int, *, init: Callable, phase_length: Callable, 
             count = state.count + 1
             ends = ended = count == state.length
             length = state.length
-        released = release(rng, inner, arm, length, params)
-        inner = jax.tree.map(lambda new, old: jnp.where(ended, new, old), released, inner)
+        inner = when(ended, release, (rng, inner, arm, length, params), inner)
         next_length = jnp.asarray(phase_length(inner, params), jnp.int32)
         return PhasedState(inner, jnp.where(ends, 0, count), jnp.where(ends, next_length, state.length))
 
@@ -161,3 +161,46 @@ def round_robin(active, count):
     slot = count % jnp.maximum(jnp.sum(active, dtype=jnp.int32), 1)
     rank = jnp.cumsum(active.astype(jnp.int32)) - 1
     return jnp.argmax(active & (rank == slot)).astype(jnp.int32)
+
+
+def when(pred, fn: Callable, operands: tuple, otherwise):
+    """``fn(*operands)`` where ``pred`` (a bool scalar) holds, else ``otherwise`` (a pytree of the same structure,
+    shapes and dtypes), computing ``fn`` only when needed, also under ``jax.vmap``.
+
+    A ``lax.cond`` on a batched predicate becomes a select that computes ``fn`` for every run at every step. A
+    phase's release (the noisy means of every arm of DP-SE, with the discrete Laplace mechanism's 32 words each)
+    is needed only at the rare steps where a run's phase ends, so the batching rule asks the batch instead: if
+    any run's ``pred`` holds, ``fn`` runs for the whole batch and each run keeps its own value (``jnp.where``, as
+    if computed every step: the same numbers); if none does, the step skips it. It pays where phase ends are
+    rare across the batch (DP-SE's epochs); where every step ends some run's phase it costs one conditional.
+    Under one level of ``vmap`` (the drivers'); nested, the outer level selects as ``lax.cond`` does.
+    Differentiable (``custom_vmap`` alone is not): derivatives are those of the ``lax.cond``."""
+
+    def plain(pred, operands, otherwise):
+        return jax.lax.cond(pred, lambda ops: fn(*ops[0]), lambda ops: ops[1], (operands, otherwise))
+
+    @jax.custom_jvp
+    def chosen(pred, operands, otherwise):
+        return run(pred, operands, otherwise)
+
+    chosen.defjvp(lambda primals, tangents: jax.jvp(plain, primals, tangents))
+
+    run = custom_vmap(plain)
+
+    @run.def_vmap
+    def rule(axis_size, in_batched, pred, operands, otherwise):
+        pred_batched, ops_batched, other_batched = in_batched
+        spread = lambda x, b: x if b else jnp.broadcast_to(x, (axis_size,) + jnp.shape(x))
+        operands = jax.tree.map(spread, operands, ops_batched)
+        otherwise = jax.tree.map(spread, otherwise, other_batched)
+        pred = spread(pred, pred_batched)
+
+        def taken(ops):
+            new = jax.vmap(fn)(*ops[0])
+            return jax.tree.map(lambda a, b: jnp.where(pred.reshape(pred.shape + (1,) * (a.ndim - 1)), a, b),
+                                new, ops[1])
+
+        out = jax.lax.cond(jnp.any(pred), taken, lambda ops: ops[1], (operands, otherwise))
+        return out, jax.tree.map(lambda _: True, out)
+
+    return chosen(jnp.asarray(pred), operands, otherwise)

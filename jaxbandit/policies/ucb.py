@@ -210,11 +210,12 @@ def lazy_ucb(num_arms: int) -> Policy:
 
     def release(rng, state, arm, length, params):
         _, noise = rng.noise
-        hit = onehot(arm, num_arms) == 1
         size = length.astype(state.buffer.dtype)
+        buffer = state.buffer[arm]  # only the pulled arm's batch ends: release it alone
         # (batch sum + Lap(1/ε))/n: the batch mean + Lap(1/(εn)), sensitivity 1/n
-        released = laplace_noise.released((state.buffer + laplace_noise.laplace_of(noise) / params.epsilon) / size,
-                                          state.buffer / size, 1 / (params.epsilon * size), 1 / size, noise)
+        released = laplace_noise.released((buffer + laplace_noise.laplace_of(noise) / params.epsilon) / size,
+                                          buffer / size, 1 / (params.epsilon * size), 1 / size, noise)
+        hit = onehot(arm, num_arms) == 1
         return LazyUCBState(jnp.where(hit, released, state.mean), jnp.where(hit, length, state.size),
                             jnp.where(hit, 0.0, state.buffer), state.t)  # older rewards are forgotten
 

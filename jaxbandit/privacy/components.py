@@ -374,7 +374,7 @@ def dp_se(bug=None, epsilon=0.5, noise=1):
     def features(key, side):
         lap = _one_step_noise(policy, key, params)
         if bug == "noise-reused":  # one draw for both arms: it cancels in the comparison
-            lap = _reuse(lap)
+            lap = _reuse(laplace_noise.with_words(lap, key))  # (the words the release would draw, then reused)
         state = jax.tree.map(lambda a, b: jnp.where(side == 0, a, b), *states)
         new = policy.update(StepRandom(key, lap), state, jnp.int32(1), jnp.float32(0.5), params)
         return jnp.stack([new.inner.active[1].astype(jnp.float32)])

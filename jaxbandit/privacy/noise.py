@@ -69,7 +69,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.custom_batching import custom_vmap
 
-__all__ = ["GRID_BITS", "M_BITS", "WORDS", "NORMAL_WORDS", "Noise", "draw", "laplace_of", "grid", "discrete_laplace",
+__all__ = ["GRID_BITS", "M_BITS", "WORDS", "NORMAL_WORDS", "Noise", "draw", "with_words", "at_arm", "laplace_of", "grid", "discrete_laplace",
            "discrete_release", "released", "specialize", "realized_tail_of_a", "realized_bits", "realized_pmf", "realized_delta",
            "NORMAL_BINADES", "half_normal_quantile", "tail_normal", "normal", "realized_normal_tail",
            "float_normal_law"]
@@ -88,13 +88,27 @@ class Noise(NamedTuple):
     Attributes:
       laplace: standard Laplace draws, ``jax.random.laplace`` on the policy's key (the float mechanism's; zeros in
         the discrete mode).
-      bits: uint32[..., WORDS]: the discrete mechanism's (zeros in the float mode).
-      discrete: bool, which release to use (a policy's ``noise`` parameter: 1 discrete, 0 float).
+      bits: uint32[..., WORDS]: the discrete mechanism's (zeros in the float mode; no words, ``[..., 0]``, when
+        the mode is fixed).
+      discrete: which release to use (a policy's ``noise`` parameter: 1 discrete, 0 float): a NumPy bool where
+        the mode is fixed (`specialize`), then static — not a leaf, so `released` computes only that mode's
+        release, also inside ``lax.scan`` — or a bool array where it is traced. (NumPy's, not Python's: JAX's
+        transformations rebuild a `Noise` with Python bools as leaves, e.g. ``custom_vmap``'s batched flags.)
     """
 
     laplace: jax.Array
     bits: jax.Array
-    discrete: jax.Array
+    discrete: jax.Array | bool
+
+
+def _noise_flatten(noise):
+    if isinstance(noise.discrete, np.bool_):
+        return (noise.laplace, noise.bits), noise.discrete
+    return tuple(noise), None
+
+
+jax.tree_util.register_pytree_node(Noise, _noise_flatten,
+                                   lambda mode, leaves: Noise(*leaves) if mode is None else Noise(*leaves, mode))
 
 
 def _by_mode(flag, key, true_fn, false_fn):
@@ -129,25 +143,54 @@ def _by_mode(flag, key, true_fn, false_fn):
     return by_mode(jnp.asarray(flag) != 0, key)
 
 
-def draw(key, shape, discrete, dtype=None, bits_shape=None) -> Noise:
+def draw(key, shape, discrete, dtype=None, bits_shape=None, words_later=False) -> Noise:
     """The draw of releases of ``shape``: the float one exactly as ``jax.random.laplace(key, shape)`` (so the float
     mechanism keeps its numbers), or the bits from ``fold_in(key, 1)``: ``bits_shape`` (default ``shape``) by
     WORDS, e.g. one release per step, ``(steps,)``, where only the pulled arm releases (the bits then broadcast
     over the arms, whose other releases are masked out). ``discrete``: the policy's ``noise`` parameter; the
-    other draw is zeros, not drawn (`_by_mode`: only one runs, unless ``discrete`` varies over a batch)."""
+    other draw is zeros, not drawn (`_by_mode`: only one runs, unless ``discrete`` varies over a batch).
+    ``words_later``: draw no words here; the release draws them from its step's key (`with_words`), for policies
+    whose releases are rare steps (DP-SE's epoch ends), where words for every step would dominate the cost."""
     shape = tuple(shape)
     bits_shape = shape if bits_shape is None else tuple(bits_shape)
+    words = 0 if words_later else WORDS
     dtype = jnp.zeros(()).dtype if dtype is None else dtype
     discrete = discrete != 0 if isinstance(discrete, jax.core.Tracer) else bool(np.asarray(discrete))
 
     def float_draw(key):
-        return jax.random.laplace(key, shape, dtype), jnp.zeros(bits_shape + (WORDS,), jnp.uint32)
+        return jax.random.laplace(key, shape, dtype), jnp.zeros(bits_shape + (words,), jnp.uint32)
 
     def discrete_draw(key):
-        return jnp.zeros(shape, dtype), jax.random.bits(jax.random.fold_in(key, 1), bits_shape + (WORDS,), jnp.uint32)
+        return jnp.zeros(shape, dtype), jax.random.bits(jax.random.fold_in(key, 1), bits_shape + (words,), jnp.uint32)
 
+    if not isinstance(discrete, jax.core.Tracer):  # fixed mode: one draw, no words for the float one
+        if discrete:
+            return Noise(*discrete_draw(key), np.True_)
+        return Noise(jax.random.laplace(key, shape, dtype), jnp.zeros(bits_shape + (0,), jnp.uint32), np.False_)
     lap, bits = _by_mode(discrete, key, discrete_draw, float_draw)
     return Noise(lap, bits, jnp.broadcast_to(discrete, bits_shape))
+
+
+def with_words(noise: Noise, key) -> Noise:
+    """``noise`` (a step's slice of a ``draw(..., words_later=True)``) with the discrete release's words drawn now
+    from ``key`` (the step's own key, `jaxbandit.types.StepRandom`), one release per entry of its float draw; the
+    fixed float mode draws none, and words already there are kept (an audit's planted bug supplies its own)."""
+    if not isinstance(noise, Noise) or (isinstance(noise.discrete, np.bool_) and not noise.discrete) \
+            or noise.bits.shape[-1] == WORDS:
+        return noise  # (a plain array: the float mechanism)
+    bits = jax.random.bits(key, noise.laplace.shape + (WORDS,), jnp.uint32)
+    return noise._replace(bits=bits)
+
+
+def at_arm(noise, arm):
+    """The release randomness of one arm from a step's `Noise` (or float array) over the arms, where only that arm
+    releases: its float draw, and its words (the step's own where they are drawn once per step, ``bits_shape``)."""
+    if not isinstance(noise, Noise):
+        return noise[arm]
+    bits = noise.bits[arm] if noise.bits.ndim > 1 else noise.bits
+    discrete = noise.discrete if isinstance(noise.discrete, np.bool_) or noise.discrete.ndim == 0 else \
+        noise.discrete[arm]
+    return Noise(noise.laplace[arm], bits, discrete)
 
 
 def laplace_of(noise):
@@ -226,6 +269,8 @@ def released(float_release, x, scale, sensitivity, noise, offset=0.0):
     float mechanism."""
     if not isinstance(noise, Noise):
         return float_release
+    if isinstance(noise.discrete, np.bool_):  # a fixed mode: only its release is computed
+        return offset + discrete_release(x, scale, sensitivity, noise.bits) if noise.discrete else float_release
     return jnp.where(noise.discrete, offset + discrete_release(x, scale, sensitivity, noise.bits), float_release)
 
 
