@@ -1,6 +1,9 @@
 """Wall time of a seed paper's full reproduction, compilation included, as a user would run it:
 
-    python benchmarks/bench_reproduction.py SEED [--record] [--out DIR]     # SEED: seed000, seed001, seed002
+    python benchmarks/bench_reproduction.py SEED [--devices N] [--record] [--out DIR]   # SEED: seed000 ... seed003
+
+``--devices N``: N CPU devices (default 1, one device as before issue 18; 0: one per core), the runs sharded
+over them (issue 18, item 6: every seed with and without all cores).
 
 seed000 (issue 4): ldp-ts-fig2 and ldp-ts-rankflip at T = 10^5, 200 runs (the paper: 50 trials, no timing).
 seed001 (issue 3, item 8): gdp-ts-fig1 ... gdp-ts-fig8 at T = 10^5, 200 runs; Figs 3 and 5 reuse the
@@ -58,7 +61,12 @@ def main():
     ap.add_argument("seed", choices=sorted(PLANS))
     ap.add_argument("--record", action="store_true", help="insert the result into benchmarks/RESULTS.md")
     ap.add_argument("--out", help="output directory (default: a temporary one)")
+    ap.add_argument("--devices", type=int, default=1, help="CPU devices to shard the runs over (0: one per core)")
     args = ap.parse_args()
+    if args.devices < 0:
+        ap.error(f"--devices={args.devices} must be 0 (one per core) or a positive count")
+    import jaxbandit as jb
+    devices = jb.use_cpu_devices(args.devices or None)  # before JAX starts
     spec = PLANS[args.seed]
     out = args.out or tempfile.mkdtemp(prefix=f"{args.seed}-")
     times = {}
@@ -66,14 +74,15 @@ def main():
     for exp_id in spec["plan"]:
         t0 = time.perf_counter()
         runner.reproduce([exp_id], os.path.join(out, exp_id), progress=False, log=lambda *a: None,
-                         cache=os.path.join(out, "results"))
+                         cache=os.path.join(out, "results"), devices=devices)
         times[exp_id] = time.perf_counter() - t0
         print(f"{exp_id}: {times[exp_id]:.1f} s", flush=True)
     total = time.perf_counter() - t_all
     from bench_engine import machine
     import jax
     text = "\n".join([
-        f"### {datetime.datetime.now():%Y-%m-%d %H:%M} — {machine()}, jax {jax.__version__}",
+        f"### {datetime.datetime.now():%Y-%m-%d %H:%M} — {machine()}, jax {jax.__version__}, "
+        f"{devices} CPU device{'s' if devices > 1 else ''}",
         spec["settings"], "",
         "| experiment | seconds |", "|---|---|",
         *[f"| {e} | {s:.1f} |" for e, s in times.items()],

@@ -39,8 +39,7 @@ def use_cpu_devices(n: int | None = None) -> int:
 
     XLA runs one program per device, and one device's program leaves part of the machine idle (XLA splits some of
     its loops over threads, not all); benchmarks/RESULTS.md has the measured gain. Call it before JAX computes
-    anything,
-    e.g. in a notebook's first cell::
+    anything, e.g. in a notebook's first cell::
 
         import jaxbandit as jb
         jb.use_cpu_devices()          # then jb.simulate / jb.sweep use every core

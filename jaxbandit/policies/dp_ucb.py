@@ -103,8 +103,12 @@ def _counter_policy(num_arms: int, every_arm: bool, with_bound: bool, name: str)
         _, lap = rng.noise
         hit = onehot(arm, num_arms)
         if every_arm:
+            # Every counter has taken the same number of items: insert with that count as one scalar, so the
+            # node's level and noise scale (and the discrete sampler's thresholds) are computed once, not per arm.
             items = hit.astype(state.counter.total.dtype) * obs
-            counter = counters.hybrid_insert(state.counter, items, lap, params.epsilon)
+            shared = state.counter._replace(n=state.counter.n[0])
+            counter = counters.hybrid_insert(shared, items, lap, params.epsilon)
+            counter = counter._replace(n=jnp.broadcast_to(counter.n, state.counter.n.shape))
         else:  # only the pulled arm's counter takes an item: update it alone (K times less work than masking)
             one = counters.hybrid_insert(jax.tree.map(lambda x: x[arm], state.counter), obs,
                                          laplace_noise.at_arm(lap, arm), params.epsilon)

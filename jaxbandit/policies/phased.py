@@ -11,7 +11,8 @@ something (a noisy mean, an elimination, the forgetting of old rewards). The pri
 pulls are left in the current phase, so where exact a whole phase can be simulated at once (binomial counts).
 
 `phased` writes the phase bookkeeping once: the counter of pulls in the current phase, the length fixed at its
-start, the detection of its end and the release applied with ``jnp.where`` (fixed shapes, vmappable). A policy
+start, the detection of its end and the release applied only where a phase ends (`when`: fixed shapes,
+vmappable, and a batch of runs skips the release at steps where no run needs it). A policy
 supplies five pure pieces; phases are either global (one at a time: epochs, blocks) or per arm (each arm's own
 phase advances when it is pulled: batches), as the shape of its ``phase_length`` says.
 """
