@@ -180,13 +180,13 @@ def when(pred, fn: Callable, operands: tuple, otherwise):
     def plain(pred, operands, otherwise):
         return jax.lax.cond(pred, lambda ops: fn(*ops[0]), lambda ops: ops[1], (operands, otherwise))
 
+    run = custom_vmap(plain)
+
     @jax.custom_jvp
     def chosen(pred, operands, otherwise):
         return run(pred, operands, otherwise)
 
     chosen.defjvp(lambda primals, tangents: jax.jvp(plain, primals, tangents))
-
-    run = custom_vmap(plain)
 
     @run.def_vmap
     def rule(axis_size, in_batched, pred, operands, otherwise):

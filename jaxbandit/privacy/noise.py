@@ -69,8 +69,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.custom_batching import custom_vmap
 
-__all__ = ["GRID_BITS", "M_BITS", "WORDS", "NORMAL_WORDS", "Noise", "draw", "with_words", "at_arm", "laplace_of", "grid", "discrete_laplace",
-           "discrete_release", "released", "specialize", "realized_tail_of_a", "realized_bits", "realized_pmf", "realized_delta",
+__all__ = ["GRID_BITS", "M_BITS", "WORDS", "NORMAL_WORDS", "Noise", "draw", "with_words", "at_arm", "laplace_of",
+           "grid", "discrete_laplace", "discrete_release", "released", "specialize", "realized_tail_of_a", "realized_bits", "realized_pmf", "realized_delta",
            "NORMAL_BINADES", "half_normal_quantile", "tail_normal", "normal", "realized_normal_tail",
            "float_normal_law"]
 
@@ -98,7 +98,7 @@ class Noise(NamedTuple):
 
     laplace: jax.Array
     bits: jax.Array
-    discrete: jax.Array | bool
+    discrete: jax.Array | np.bool_
 
 
 def _noise_flatten(noise):
