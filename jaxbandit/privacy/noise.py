@@ -101,8 +101,13 @@ class Noise(NamedTuple):
     discrete: jax.Array | np.bool_
 
 
+def _fixed(noise) -> bool:
+    """Whether ``noise`` (a `Noise`) has a fixed, static mode."""
+    return isinstance(noise.discrete, np.bool_)
+
+
 def _noise_flatten(noise):
-    if isinstance(noise.discrete, np.bool_):
+    if _fixed(noise):
         return (noise.laplace, noise.bits), noise.discrete
     return tuple(noise), None
 
@@ -164,9 +169,8 @@ def draw(key, shape, discrete, dtype=None, bits_shape=None, words_later=False) -
         return jnp.zeros(shape, dtype), jax.random.bits(jax.random.fold_in(key, 1), bits_shape + (words,), jnp.uint32)
 
     if not isinstance(discrete, jax.core.Tracer):  # fixed mode: one draw, no words for the float one
-        if discrete:
-            return Noise(*discrete_draw(key), np.True_)
-        return Noise(jax.random.laplace(key, shape, dtype), jnp.zeros(bits_shape + (0,), jnp.uint32), np.False_)
+        words = words if discrete else 0
+        return Noise(*(discrete_draw if discrete else float_draw)(key), np.bool_(discrete))
     lap, bits = _by_mode(discrete, key, discrete_draw, float_draw)
     return Noise(lap, bits, jnp.broadcast_to(discrete, bits_shape))
 
@@ -175,8 +179,7 @@ def with_words(noise: Noise, key) -> Noise:
     """``noise`` (a step's slice of a ``draw(..., words_later=True)``) with the discrete release's words drawn now
     from ``key`` (the step's own key, `jaxbandit.types.StepRandom`), one release per entry of its float draw; the
     fixed float mode draws none, and words already there are kept (an audit's planted bug supplies its own)."""
-    if not isinstance(noise, Noise) or (isinstance(noise.discrete, np.bool_) and not noise.discrete) \
-            or noise.bits.shape[-1] == WORDS:
+    if not isinstance(noise, Noise) or (_fixed(noise) and not noise.discrete) or noise.bits.shape[-1] == WORDS:
         return noise  # (a plain array: the float mechanism)
     bits = jax.random.bits(key, noise.laplace.shape + (WORDS,), jnp.uint32)
     return noise._replace(bits=bits)
@@ -188,8 +191,7 @@ def at_arm(noise, arm):
     if not isinstance(noise, Noise):
         return noise[arm]
     bits = noise.bits[arm] if noise.bits.ndim > 1 else noise.bits
-    discrete = noise.discrete if isinstance(noise.discrete, np.bool_) or noise.discrete.ndim == 0 else \
-        noise.discrete[arm]
+    discrete = noise.discrete if _fixed(noise) or noise.discrete.ndim == 0 else noise.discrete[arm]
     return Noise(noise.laplace[arm], bits, discrete)
 
 
@@ -269,7 +271,7 @@ def released(float_release, x, scale, sensitivity, noise, offset=0.0):
     float mechanism."""
     if not isinstance(noise, Noise):
         return float_release
-    if isinstance(noise.discrete, np.bool_):  # a fixed mode: only its release is computed
+    if _fixed(noise):  # a fixed mode: only its release is computed
         return offset + discrete_release(x, scale, sensitivity, noise.bits) if noise.discrete else float_release
     return jnp.where(noise.discrete, offset + discrete_release(x, scale, sensitivity, noise.bits), float_release)
 
