@@ -3,7 +3,8 @@
     python benchmarks/bench_reproduction.py SEED [--devices N] [--record] [--out DIR]   # SEED: seed000 ... seed003
 
 ``--devices N``: N CPU devices (default 1, one device as before issue 18; 0: one per core), the runs sharded
-over them (issue 18, item 6: every seed with and without all cores).
+over them (issue 18, item 6: every seed with and without all cores). ``--only ID ...``: run only these experiments
+of the seed's plan (its total is then that part's, not the seed's).
 
 seed000 (issue 4): ldp-ts-fig2 and ldp-ts-rankflip at T = 10^5, 200 runs (the paper: 50 trials, no timing).
 seed001 (issue 3, item 8): gdp-ts-fig1 ... gdp-ts-fig8 at T = 10^5, 200 runs; Figs 3 and 5 reuse the
@@ -62,22 +63,28 @@ def main():
     ap.add_argument("--record", action="store_true", help="insert the result into benchmarks/RESULTS.md")
     ap.add_argument("--out", help="output directory (default: a temporary one)")
     ap.add_argument("--devices", type=int, default=1, help="CPU devices to shard the runs over (0: one per core)")
+    ap.add_argument("--only", nargs="+", metavar="ID", help="a part of the seed's plan (e.g. corrupt-appendix)")
     args = ap.parse_args()
     if args.devices < 0:
         ap.error(f"--devices={args.devices} must be 0 (one per core) or a positive count")
+    plan = PLANS[args.seed]["plan"]
+    unknown = sorted(set(args.only or ()) - set(plan))
+    if unknown:
+        ap.error(f"--only {' '.join(unknown)}: not in {args.seed}'s plan {', '.join(plan)}")
     import jaxbandit as jb
     devices = jb.use_cpu_devices(args.devices or None)  # before JAX starts
     spec = PLANS[args.seed]
     out = args.out or tempfile.mkdtemp(prefix=f"{args.seed}-")
     times = {}
     t_all = time.perf_counter()
-    for exp_id in spec["plan"]:
+    for exp_id in [e for e in plan if not args.only or e in args.only]:
         t0 = time.perf_counter()
         runner.reproduce([exp_id], os.path.join(out, exp_id), progress=False, log=lambda *a: None,
                          cache=os.path.join(out, "results"), devices=devices)
         times[exp_id] = time.perf_counter() - t0
         print(f"{exp_id}: {times[exp_id]:.1f} s", flush=True)
     total = time.perf_counter() - t_all
+    note = ", part of the plan" if args.only else spec["target"]
     from bench_engine import machine
     import jax
     text = "\n".join([
@@ -86,7 +93,7 @@ def main():
         spec["settings"], "",
         "| experiment | seconds |", "|---|---|",
         *[f"| {e} | {s:.1f} |" for e, s in times.items()],
-        f"| **total** | **{total:.1f}** ({total / 60:.2f} min{spec['target']}) |", ""])
+        f"| **total** | **{total:.1f}** ({total / 60:.2f} min{note}) |", ""])
     print(text)
     print(f"outputs in {out}")
     if args.record:
