@@ -35,6 +35,7 @@ from jaxbandit import prng, sampling
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 R, K, STEPS = 1000, 10, 100
+MEANS = np.linspace(0.1, 0.9, K)  # the `ts` and `engine` bandit: bench_engine's K = 10 Bernoulli means
 TS_STEPS = 1000  # the `ts` shapes: posterior parameters after this many steps
 
 
@@ -46,11 +47,10 @@ def _no_fallback(keys, x, params, attempt):
 
 def ts_shapes(rng):
     """Beta(S + 1, F + 1) parameters, (K, R), of Beta–Bernoulli TS after TS_STEPS steps (NumPy, runs vectorized)."""
-    means = np.linspace(0.1, 0.9, K)
     s, f, rows = np.zeros((R, K)), np.zeros((R, K)), np.arange(R)
     for _ in range(TS_STEPS):
         arm = rng.beta(s + 1, f + 1).argmax(1)
-        hit = rng.random(R) < means[arm]
+        hit = rng.random(R) < MEANS[arm]
         s[rows, arm] += hit
         f[rows, arm] += ~hit
     return (s + 1).T, (f + 1).T
@@ -136,7 +136,7 @@ def engine_seconds(variant):
         sampling._resolve = _no_fallback
     elif variant == "no sampler":
         sampling.beta = lambda key, a, b, noise: noise.uniform[..., 0] * a / (a + b)
-    kw = dict(env_params={"means": list(np.linspace(0.1, 0.9, K))}, horizon=ENGINE_T, runs=R, progress=False,
+    kw = dict(env_params={"means": list(MEANS)}, horizon=ENGINE_T, runs=R, progress=False,
               chunk_steps=ENGINE_T)
     jb.simulate("bernoulli", "thompson", seed=0, **kw)
     return min(jb.simulate("bernoulli", "thompson", seed=s, **kw).seconds for s in (1, 2))
@@ -152,7 +152,7 @@ def engine_main(rounds=3):
                                  capture_output=True, text=True).stdout
             best[variant] = min(best[variant], float(out.split()[-1]))
         t0 = time.perf_counter()
-        numpy_policies.numpy_thompson(list(np.linspace(0.1, 0.9, K)), R, ENGINE_T, seed=r)
+        numpy_policies.numpy_thompson(list(MEANS), R, ENGINE_T, seed=r)
         best["NumPy loop"] = min(best["NumPy loop"], time.perf_counter() - t0)
     print(f"Beta TS, R = {R}, K = {K}, T = {ENGINE_T}; best of {rounds} rounds")
     for name, sec in best.items():

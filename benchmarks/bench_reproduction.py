@@ -67,13 +67,13 @@ def main():
     args = ap.parse_args()
     if args.devices < 0:
         ap.error(f"--devices={args.devices} must be 0 (one per core) or a positive count")
-    plan = PLANS[args.seed]["plan"]
+    spec = PLANS[args.seed]
+    plan = spec["plan"]
     unknown = sorted(set(args.only or ()) - set(plan))
     if unknown:
         ap.error(f"--only {' '.join(unknown)}: not in {args.seed}'s plan {', '.join(plan)}")
     import jaxbandit as jb
     devices = jb.use_cpu_devices(args.devices or None)  # before JAX starts
-    spec = PLANS[args.seed]
     out = args.out or tempfile.mkdtemp(prefix=f"{args.seed}-")
     times = {}
     t_all = time.perf_counter()

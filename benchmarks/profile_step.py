@@ -11,8 +11,8 @@ loop's body that needs a second iteration in one step of nine).
 
 Kernel time is thread time: the runtime runs independent kernels on all cores at once, so it can exceed the wall
 time per step, and the profiler's own overhead inflates both. Use it to rank kernels and compare variants in one
-run, not as throughput (bench_engine.py, bench_families.py). Issue 18, item 4: benchmarks/RESULTS.md, "Beta TS in
-the engine, kernel by kernel".
+run, not as throughput (bench_engine.py, bench_families.py). Issue 18, item 4: benchmarks/RESULTS.md, section
+"Beta sampler: where the time goes", "Where the engine's time goes".
 """
 from __future__ import annotations
 
