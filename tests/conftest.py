@@ -3,6 +3,7 @@
 run as written, the full golden comparison) run only with ``--runslow``; CI runs them after the default suite
 (`.ci/run`: ``pytest -q --runslow -m slow``). Tests marked ``gpu`` need an accelerator and are skipped without one."""
 import os
+import shutil
 import tempfile
 
 import pytest
@@ -11,6 +12,20 @@ import pytest
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 # The CLI checkpoints into $JAXBANDIT_CACHE by default: keep the tests' checkpoints out of the user's cache.
 os.environ["JAXBANDIT_CACHE"] = tempfile.mkdtemp(prefix="jaxbandit-tests-")
+# Most of the suite's time is XLA compiling; many tests compile the same program (in both xdist workers, in the CLI,
+# README and notebook subprocesses, and again in the slow tier). JAX's persistent cache shares those compilations:
+# it is keyed by the program, jaxlib version and compile options, so a hit runs the same executable bit for bit.
+os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", os.path.join(os.path.dirname(__file__), "..", ".pytest_cache", "xla"))
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+_XLA_CACHE_LIMIT = 2 << 30  # bytes; JAX never evicts (without filelock), so a run drops a cache grown past this
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput"):  # an xdist worker: its controller has checked
+        return
+    path = os.environ["JAX_COMPILATION_CACHE_DIR"]
+    if os.path.isdir(path) and sum(e.stat().st_size for e in os.scandir(path) if e.is_file()) > _XLA_CACHE_LIMIT:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def pytest_addoption(parser):

@@ -1,0 +1,30 @@
+"""The suite's shared XLA compilation cache (conftest.py): on for the tests and their subprocesses, and dropped by
+the controller once it grows past its limit (JAX itself never evicts)."""
+import os
+import types
+
+import conftest
+
+
+def test_compilation_cache_is_shared_with_subprocesses():
+    import jax
+
+    path = os.environ["JAX_COMPILATION_CACHE_DIR"]  # inherited by the CLI, README and notebook subprocesses
+    assert jax.config.jax_compilation_cache_dir == path
+    assert jax.config.jax_persistent_cache_min_compile_time_secs == 0
+
+
+def test_cache_past_its_limit_is_dropped_by_the_controller_only(tmp_path, monkeypatch):
+    cache = tmp_path / "xla"
+    cache.mkdir()
+    (cache / "entry").write_bytes(b"x" * 100)
+    monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", str(cache))
+    monkeypatch.setattr(conftest, "_XLA_CACHE_LIMIT", 100)
+    controller, worker = types.SimpleNamespace(), types.SimpleNamespace(workerinput={})
+    conftest.pytest_configure(controller)  # at the limit: kept
+    assert (cache / "entry").exists()
+    (cache / "entry2").write_bytes(b"x")
+    conftest.pytest_configure(worker)  # past it, but a worker leaves it to the controller
+    assert (cache / "entry").exists()
+    conftest.pytest_configure(controller)
+    assert not cache.exists()
