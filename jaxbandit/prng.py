@@ -86,6 +86,38 @@ def _random_bits(key, bit_width, shape):
     return bits.reshape(shape)
 
 
+def bits_at(key, count: int, index):
+    """Words ``index`` (a uint32 array) of ``threefry_2x32(key, iota(count))``, each computed alone: with n the
+    count, word w < ⌈n/2⌉ is the first output of the hash of the counter pair (w, w + ⌈n/2⌉), a later one the
+    second output of (w − ⌈n/2⌉, w), counter n being the zero that pads an odd count. So a draw's few needed words
+    cost a few hashes instead of the whole draw (DP-SE's float releases: `jaxbandit.privacy.noise`)."""
+    if not 0 < count < 2 ** 31:
+        raise ValueError(f"count must be in [1, 2^31), got {count}")
+    half = np.uint32((count + 1) // 2)
+    w = jnp.asarray(index, jnp.uint32)
+    first = w < half
+    x1 = jnp.where(first, w, w - half)
+    x2 = jnp.where(first, w + half, w)
+    x2 = jnp.where(x2 < np.uint32(count), x2, np.uint32(0))
+    y1, y2 = hash_2x32(key[..., 0], key[..., 1], x1, x2)
+    return jnp.where(first, y1, y2)
+
+
+def random_bits_at(key, bit_width: int, shape, flat_index):
+    """Elements ``flat_index`` (of the flattened ``shape``) of ``jax.random.bits(key, shape)`` for a key of this
+    implementation, ``key`` given by its data (uint32[..., 2], broadcasting against ``flat_index``): the same
+    bits as the whole draw (tests/test_prng.py), from one hash per 32-bit word."""
+    size = int(np.prod(shape))
+    index = jnp.asarray(flat_index, jnp.uint32)
+    if bit_width == 32:
+        return bits_at(key, size, index)
+    if bit_width == 64:  # `_random_bits`: the high words first, then the low words
+        hi = bits_at(key, 2 * size, index).astype(jnp.uint64)
+        lo = bits_at(key, 2 * size, index + np.uint32(size)).astype(jnp.uint64)
+        return lax.shift_left(hi, jnp.uint64(32)) | lo
+    raise ValueError(f"bit_width must be 32 or 64, got {bit_width}")
+
+
 IMPL = define_prng_impl(
     key_shape=(2,), seed=_seed, split=_split, random_bits=_random_bits, fold_in=_fold_in,
     name="threefry2x32_unrolled", tag="tfu")

@@ -102,6 +102,42 @@ def test_draw_keeps_the_float_stream():
     np.testing.assert_array_equal(both.bits[1], d.bits)
 
 
+@pytest.mark.parametrize("shape", [(50, 10), (7, 3), (1, 2), (4, 2, 3)])
+def test_a_deferred_float_draw_is_the_whole_draw(shape):
+    """``words_later`` in the fixed float mode defers the draw (`DeferredLaplace`): each step's values, computed
+    where read, are ``jax.random.laplace``'s on the block key bit for bit (float32, and float64 under x64), also
+    per step slice and under jit; a key of another implementation gets the eager draw."""
+    key = jax.random.fold_in(prng.key(4), 2)
+    for dtype, x64 in ((jnp.float32, False), (jnp.float64, True)):
+        with jax.enable_x64(x64):
+            want = np.asarray(jax.random.laplace(key, shape, dtype))
+            d = noise.draw(key, shape, 0, dtype=dtype, words_later=True)
+            assert isinstance(d.laplace, noise.DeferredLaplace) and d.bits.shape == shape + (0,)
+            got = np.asarray(jax.jit(noise.laplace_of)(d))
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+            last = jax.tree.map(lambda x: x[-1], d)
+            np.testing.assert_array_equal(np.asarray(noise.laplace_of(last)), want[-1])
+            np.testing.assert_array_equal(np.asarray(noise.resolved(last).laplace), want[-1])
+    other = jax.random.key(4)
+    eager = noise.draw(other, shape, 0, words_later=True)
+    np.testing.assert_array_equal(eager.laplace, jax.random.laplace(other, shape))
+    assert not isinstance(noise.draw(key, shape, 1, words_later=True).laplace, noise.DeferredLaplace)
+
+
+def test_dp_se_float_mode_defers_its_draw_and_keeps_its_numbers(monkeypatch):
+    """DP-SE's float mode reads its epoch ends' Laplace draws from the deferred draw: the same regret as the eager
+    draw it replaces, on a bandit where the noise changes eliminations (the discrete mode's regret differs)."""
+    kw = dict(env="bernoulli", env_params={"means": [0.4, 0.425, 0.45, 0.475, 0.5]}, policy="dp-se", horizon=30000,
+              runs=16, seed=5)
+    deferred = jb.simulate(**kw, policy_params={"epsilon": 1.0, "beta": 0.1, "noise": 0}).pseudo_regret
+    discrete = jb.simulate(**kw, policy_params={"epsilon": 1.0, "beta": 0.1, "noise": 1}).pseudo_regret
+    monkeypatch.setattr(noise, "_deferrable", lambda key, dtype: False)
+    eager = jb.simulate(**kw, policy_params={"epsilon": 1.0, "beta": 0.1, "noise": 0}).pseudo_regret
+    np.testing.assert_array_equal(np.asarray(deferred), np.asarray(eager))
+    assert not np.array_equal(np.asarray(deferred), np.asarray(discrete))
+
+
 def test_a_fixed_mode_is_static_and_releases_one_way():
     """With the mode known (a concrete ``noise``), `Noise.discrete` is static: not a leaf, so it survives
     ``lax.scan`` and ``jit`` as a Python-level choice, the float draw carries no words, and `released` computes

@@ -70,6 +70,33 @@ def test_64_bit_draws_match():
                 np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
 
 
+@pytest.mark.parametrize("shape", [(50, 10), (7, 3), (1, 1), (5, 2, 3)])
+def test_bits_at_are_the_whole_draws_words(shape):
+    """`random_bits_at` gives any element of ``jax.random.bits`` alone, even and odd counts (the pad), 32 and 64
+    bits, with a batched key."""
+    keys = jax.vmap(lambda s: jax.random.fold_in(prng.key(11), s))(jnp.arange(3))
+    size = int(np.prod(shape))
+    idx = jnp.asarray([[0, size - 1, size // 2, (size - 1) // 2]] * 3, jnp.uint32)
+    data = jax.random.key_data(keys)[:, None, :]
+    want = jax.vmap(lambda k: jax.random.bits(k, shape, jnp.uint32).ravel())(keys)
+    np.testing.assert_array_equal(np.asarray(prng.random_bits_at(data, 32, shape, idx)),
+                                  np.take_along_axis(np.asarray(want), np.asarray(idx, np.int64), 1))
+    with jax.enable_x64(True):
+        want = jax.vmap(lambda k: jax.random.bits(k, shape, jnp.uint64).ravel())(keys)
+        got = prng.random_bits_at(data, 64, shape, idx)
+        assert got.dtype == jnp.uint64
+        np.testing.assert_array_equal(np.asarray(got),
+                                      np.take_along_axis(np.asarray(want), np.asarray(idx, np.int64), 1))
+
+
+def test_bits_at_checks_its_arguments():
+    data = jax.random.key_data(prng.key(0))
+    with pytest.raises(ValueError, match="count must be in"):
+        prng.bits_at(data, 0, jnp.zeros(1, jnp.uint32))
+    with pytest.raises(ValueError, match="bit_width must be 32 or 64, got 16"):
+        prng.random_bits_at(data, 16, (4,), jnp.zeros(1, jnp.uint32))
+
+
 @pytest.mark.slow
 def test_a_broken_hash_is_caught(monkeypatch):
     """The equality tests can fail: one changed rotation constant changes every draw."""

@@ -64,6 +64,7 @@ def _reuse(noise):
         lead = x.ndim - keep_last
         return jnp.broadcast_to(x[(0,) * lead], x.shape)
     if isinstance(noise, laplace_noise.Noise):
+        noise = laplace_noise.resolved(noise)
         return laplace_noise.Noise(first(noise.laplace, 0), first(noise.bits, 1), noise.discrete)
     return first(noise, 0)
 

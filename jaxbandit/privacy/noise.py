@@ -69,8 +69,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax.custom_batching import custom_vmap
 
+from jaxbandit import prng
+
 __all__ = ["GRID_BITS", "M_BITS", "WORDS", "NORMAL_WORDS", "Noise", "draw", "with_words", "at_arm", "laplace_of",
-           "grid", "discrete_laplace", "discrete_release", "released", "specialize", "realized_tail_of_a", "realized_bits", "realized_pmf", "realized_delta",
+           "resolved", "DeferredLaplace", "grid", "discrete_laplace", "discrete_release", "released", "specialize", "realized_tail_of_a", "realized_bits", "realized_pmf", "realized_delta",
            "NORMAL_BINADES", "half_normal_quantile", "tail_normal", "normal", "realized_normal_tail",
            "float_normal_law"]
 
@@ -148,6 +150,54 @@ def _by_mode(flag, key, true_fn, false_fn):
     return by_mode(jnp.asarray(flag) != 0, key)
 
 
+class DeferredLaplace:
+    """``jax.random.laplace(key, (steps,) + row)[index]``, computed only where it is read (`laplace_of`): the float
+    draw of a policy whose releases are rare steps (DP-SE's epoch ends), so that its steps do not draw K variates
+    each for nothing and its float mode keeps its numbers bit for bit (tests/test_noise.py). Leaves: the block key's
+    data (uint32[..., 2]) and the step within the block (int32[...]), sliced per step like any block draw; static:
+    ``steps``, ``row`` and the dtype. Only for keys of `jaxbandit.prng`, whose counter layout `prng.random_bits_at`
+    knows (`draw` checks)."""
+
+    def __init__(self, key, index, steps: int, row: tuple, dtype):
+        self.key, self.index = key, index
+        self.steps, self.row, self.dtype = steps, tuple(row), jnp.dtype(dtype)
+
+    def value(self):
+        """The float draw's values at the steps ``index`` (shape ``index.shape + row``)."""
+        size = int(np.prod(self.row))
+        index = jnp.asarray(self.index)
+        first = index.reshape(index.shape + (1,)).astype(jnp.uint32) * np.uint32(size)
+        flat = first + jnp.arange(size, dtype=jnp.uint32)
+        finfo = jnp.finfo(self.dtype)
+        bits = prng.random_bits_at(self.key[..., None, :], finfo.bits, (self.steps,) + self.row, flat)
+        return _laplace_of_bits(bits, self.dtype).reshape(index.shape + self.row)
+
+
+jax.tree_util.register_pytree_node(
+    DeferredLaplace, lambda d: ((d.key, d.index), (d.steps, d.row, d.dtype)),
+    lambda aux, leaves: DeferredLaplace(*leaves, *aux))
+
+
+def _laplace_of_bits(bits, dtype):
+    """``jax.random.laplace``'s map from its random bits to its values (jax 0.10: a uniform on [−1 + ε⁻, 1) from the
+    mantissa bits, then sign(u)·log1p(−|u|)); tests/test_noise.py checks it against ``jax.random.laplace``."""
+    finfo = jnp.finfo(dtype)
+    uint = bits.dtype
+    one = jnp.asarray(np.array(1.0, dtype).view(uint), uint)
+    floats = jax.lax.bitcast_convert_type((bits >> np.asarray(finfo.bits - finfo.nmant, uint)) | one, dtype) - 1
+    low = jax.lax.convert_element_type(-1.0 + float(finfo.epsneg), dtype)
+    u = jnp.maximum(low, floats * (jnp.asarray(1.0, dtype) - low) + low)
+    return jnp.sign(u) * jnp.log1p(-jnp.abs(u))
+
+
+def _deferrable(key, dtype) -> bool:
+    """Whether `DeferredLaplace` can stand for ``jax.random.laplace(key, ..., dtype)``: a typed key of
+    `jaxbandit.prng` (the engine's) and a 32- or 64-bit float."""
+    typed = jnp.issubdtype(jnp.asarray(key).dtype, jax.dtypes.prng_key) if hasattr(key, "dtype") else False
+    return bool(typed and jax.random.key_impl(key) == jax.random.key_impl(prng.key(0))
+                and jnp.finfo(dtype).bits in (32, 64) and jnp.shape(key) == ())
+
+
 def draw(key, shape, discrete, dtype=None, bits_shape=None, words_later=False) -> Noise:
     """The draw of releases of ``shape``: the float one exactly as ``jax.random.laplace(key, shape)`` (so the float
     mechanism keeps its numbers), or the bits from ``fold_in(key, 1)``: ``bits_shape`` (default ``shape``) by
@@ -155,7 +205,8 @@ def draw(key, shape, discrete, dtype=None, bits_shape=None, words_later=False) -
     over the arms, whose other releases are masked out). ``discrete``: the policy's ``noise`` parameter; the
     other draw is zeros, not drawn (`_by_mode`: only one runs, unless ``discrete`` varies over a batch).
     ``words_later``: draw no words here; the release draws them from its step's key (`with_words`), for policies
-    whose releases are rare steps (DP-SE's epoch ends), where words for every step would dominate the cost."""
+    whose releases are rare steps (DP-SE's epoch ends), where words for every step would dominate the cost; the
+    fixed float mode then defers its draw too (`DeferredLaplace`: the same values, computed where read)."""
     shape = tuple(shape)
     bits_shape = shape if bits_shape is None else tuple(bits_shape)
     words = 0 if words_later else WORDS
@@ -170,6 +221,11 @@ def draw(key, shape, discrete, dtype=None, bits_shape=None, words_later=False) -
 
     if not isinstance(discrete, jax.core.Tracer):  # fixed mode: one draw, no words for the float one
         words = words if discrete else 0
+        if words_later and not discrete and len(shape) >= 1 and _deferrable(key, dtype):
+            steps = shape[0]
+            data = jnp.broadcast_to(jax.random.key_data(key), (steps, 2))
+            later = DeferredLaplace(data, jnp.arange(steps, dtype=jnp.int32), steps, shape[1:], dtype)
+            return Noise(later, jnp.zeros(bits_shape + (0,), jnp.uint32), np.bool_(False))
         return Noise(*(discrete_draw if discrete else float_draw)(key), np.bool_(discrete))
     lap, bits = _by_mode(discrete, key, discrete_draw, float_draw)
     return Noise(lap, bits, jnp.broadcast_to(discrete, bits_shape))
@@ -196,8 +252,18 @@ def at_arm(noise, arm):
 
 
 def laplace_of(noise):
-    """The float draw of ``noise`` (a `Noise`, or a plain standard Laplace array)."""
-    return noise.laplace if isinstance(noise, Noise) else noise
+    """The float draw of ``noise`` (a `Noise`, or a plain standard Laplace array), computed here if deferred."""
+    if not isinstance(noise, Noise):
+        return noise
+    return noise.laplace.value() if isinstance(noise.laplace, DeferredLaplace) else noise.laplace
+
+
+def resolved(noise):
+    """``noise`` with a deferred float draw computed (for code that indexes its arrays, e.g. an audit's planted
+    bug); anything else unchanged."""
+    if isinstance(noise, Noise) and isinstance(noise.laplace, DeferredLaplace):
+        return noise._replace(laplace=noise.laplace.value())
+    return noise
 
 
 def _uniform64(hi, lo):
