@@ -37,6 +37,9 @@ CASES = {  # family -> (policy, policy params (the NumPy loop's too), privatizer
     "DP-UCB-BOUND": ("dp-ucb-bound", {"epsilon": 1.0}, None),
     "DP-UCB": ("dp-ucb", {"epsilon": 1.0}, None),
     "DP-UCB-INT": ("dp-ucb-int", {"epsilon": 1.0, "v": 1.1}, None),
+    "FTPL: DP-FTPL-New": ("dp-ftpl-new", {"epsilon": 1.0, "delta": 0.01}, None),
+    # seed 004 on the same Bernoulli arms, with its constants scaled down as in tests/golden.py (epochs end)
+    "heavy-tailed: DPRSE": ("dp-rse", {"epsilon": 1.0, "v": 0.9, "u": 1.0, "beta": 0.1, "theta": 1.0}, None),
 }
 
 

@@ -21,7 +21,8 @@ import numpy as np
 
 __all__ = ["CASES", "numpy_thompson", "numpy_gaussian_thompson", "numpy_modified_thompson", "numpy_ucb1",
            "numpy_klucb", "numpy_epsilon_greedy", "numpy_dp_se", "numpy_lazy_ucb", "numpy_ucb_cf", "numpy_klucb_cf",
-           "numpy_ts_cf", "numpy_dp_ucb_bound", "numpy_dp_ucb", "numpy_dp_ucb_int"]
+           "numpy_ts_cf", "numpy_dp_ucb_bound", "numpy_dp_ucb", "numpy_dp_ucb_int",
+           "numpy_dp_ftpl_new", "numpy_dp_rse"]
 
 
 # --------------------------------------------------------------------------- shared helpers
@@ -475,6 +476,101 @@ def numpy_dp_ucb_int(means, runs, horizon, seed=0, epsilon=1.0, v=1.1):
     return regret
 
 
+# --------------------------------------------------------------------------- DP-FTPL-New (seed 003)
+
+def numpy_dp_ftpl_new(means, runs, horizon, seed=0, epsilon=1.0, delta=0.01):
+    """DP-FTPL-New (Wang & Zhu 2024, Algorithm 3), T = the horizon: one pull of each arm in arm order, then
+    θ_i = x0_i ± V·L(Vq)/(n_i r) (sign by U < 1/2, V = |2U − 1|: the inverse CDF of the truncated Laplace law of
+    Lemma 15), x0_i = R_i/n_i + sqrt(log T/n_i) + L_T/(n_i ε), argmax. q = (e^ε − 1)/(e^ε − 1 + 2δ),
+    r = (e^ε − 1 + 2δ)ε/(e^ε − 1), L(y) = −log(1 − y)/y,
+    L_T/ε = log(1 + (T − 2)(e^ε − 1)/(2(e^ε − 1) + 2Tδ))/ε (ε = 0: q = 0, r = 2δ, L_T/ε = (T − 2)/(2Tδ)).
+    Bernoulli rewards are their own Agrawal–Goyal trials."""
+    means, k, rng, rows, gaps = _setup(means, runs, seed)
+    T = float(horizon)
+    e = math.expm1(epsilon)
+    if epsilon > 0:
+        q, r = e / (e + 2 * delta), (e + 2 * delta) * epsilon / e
+        tail = math.log1p((T - 2) * e / (2 * e + 2 * T * delta)) / epsilon
+    else:
+        q, r, tail = 0.0, 2 * delta, (T - 2) / (2 * T * delta)
+    ones = np.zeros((runs, k))
+    n = np.zeros((runs, k))
+    regret = np.zeros(runs)
+    for t in range(horizon):
+        if t < k:
+            arm = np.full(runs, t)
+        else:
+            u = rng.random((runs, k))
+            v = np.abs(2 * u - 1)
+            y = (-np.log1p(-v * q) / q if q > 0 else v) / (n * r)
+            x0 = ones / n + np.sqrt(math.log(T) / n) + tail / n
+            arm = np.where(u < 0.5, x0 - y, x0 + y).argmax(axis=1)
+        ones[rows, arm] += _pull(rng, means, arm)
+        n[rows, arm] += 1
+        regret += gaps[arm]
+    return regret
+
+
+# --------------------------------------------------------------------------- DPRSE (seed 004)
+
+def _rse_schedule(n_active, epoch, epsilon, v, u, beta, theta):
+    """(R_τ, B_τ, err_τ) of DPRSE's epoch τ: L_τ = log(4|S|τ²/β),
+    R_τ = ⌈u^{1/v}(2θ)^{(1+v)/v} L_τ/(ε D_τ^{(1+v)/v}) + 1⌉, D_τ = 2^-τ, B_τ = (u R_τ ε/L_τ)^{1/(1+v)},
+    err_τ = u^{1/(1+v)} (L_τ/(R_τ ε))^{v/(1+v)}."""
+    tau = epoch.astype(np.float64)
+    log_l = np.log(4 * n_active * tau * tau / beta)
+    r = np.ceil(u ** (1 / v) * (2 * theta) ** ((1 + v) / v) * log_l / (epsilon * np.exp2(-tau) ** ((1 + v) / v)) + 1)
+    return r, (u * r * epsilon / log_l) ** (1 / (1 + v)), u ** (1 / (1 + v)) * (log_l / (r * epsilon)) ** (v / (1 + v))
+
+
+def numpy_dp_rse(means, runs, horizon, seed=0, epsilon=1.0, v=0.5, u=1.0, beta=0.0, theta=12.0):
+    """DPRSE (Tao, Wu, Zhao & Wang 2022, Algorithm 3), float Laplace noise, β = 0 meaning 1/T: epoch τ pulls each of
+    the |S| active arms R_τ times round-robin in arm order (R_τ capped so that R_τ|S| < 2^31), sums the rewards
+    truncated at B_τ (zeroed above it), releases μ̃_a = sum/R_τ + Lap(2B_τ/(R_τ ε)) and keeps the arms with
+    max μ̃ − μ̃_a ≤ θ err_τ; the epoch's rewards are then forgotten. One arm left: played to the end."""
+    means, k, rng, rows, gaps = _setup(means, runs, seed)
+    beta = beta if beta > 0 else 1.0 / horizon
+    args = (epsilon, v, u, beta, theta)
+
+    def start(n_active, epoch):
+        r, bound, _ = _rse_schedule(n_active, epoch, *args)
+        return np.minimum(r, (2 ** 31 - 1) // np.maximum(n_active, 1)).astype(np.int64), bound
+
+    active = np.ones((runs, k), bool)
+    sums = np.zeros((runs, k))
+    epoch = np.ones(runs, np.int64)
+    n_active = np.full(runs, k, np.int64)
+    pulls, bound = start(n_active, epoch)
+    count = np.zeros(runs, np.int64)
+    length = pulls * n_active
+    rank = np.broadcast_to(np.arange(k), (runs, k))
+    regret = np.zeros(runs)
+    for t in range(horizon):
+        slot = count % np.maximum(n_active, 1)
+        arm = np.argmax(active & (rank == slot[:, None]), axis=1)
+        x = _pull(rng, means, arm)
+        sums[rows, arm] += np.where(np.abs(x) <= bound, x, 0.0)
+        regret += gaps[arm]
+        count += 1
+        ends = np.flatnonzero(count == length)
+        if ends.size:
+            act, e, r, b = active[ends], epoch[ends], pulls[ends].astype(np.float64), bound[ends]
+            noisy = sums[ends] / r[:, None] + rng.laplace(size=(ends.size, k)) * (2 * b / (r * epsilon))[:, None]
+            _, _, err = _rse_schedule(n_active[ends], e, *args)
+            best = np.max(np.where(act, noisy, -np.inf), axis=1)
+            keep = act & (best[:, None] - noisy <= theta * err[:, None])
+            n_keep = keep.sum(axis=1)
+            active[ends] = keep
+            sums[ends] = 0.0
+            epoch[ends] = e + 1
+            n_active[ends] = n_keep
+            pulls[ends], bound[ends] = start(n_keep, e + 1)
+            length[ends] = np.where(n_keep > 1, pulls[ends] * n_keep, 0)
+            count[ends] = 0
+            rank = np.cumsum(active, axis=1) - 1
+    return regret
+
+
 # --------------------------------------------------------------------------- registry
 
 CASES = {  # jaxbandit policy name -> its loop
@@ -492,4 +588,6 @@ CASES = {  # jaxbandit policy name -> its loop
     "dp-ucb-bound": numpy_dp_ucb_bound,
     "dp-ucb": numpy_dp_ucb,
     "dp-ucb-int": numpy_dp_ucb_int,
+    "dp-ftpl-new": numpy_dp_ftpl_new,
+    "dp-rse": numpy_dp_rse,
 }

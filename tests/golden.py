@@ -10,7 +10,9 @@ CPU's vector width: the recording commit itself gave other last bits on an AVX-5
 Components added after the refactor (seed 003's dp-ftpl-* and gdp-elim-new, seed 004's dp-rucb, dp-rse,
 ldp-rse, pareto and student-t) have no pre-refactor values: their entries are recorded
 by the engine of the commit that added them (``python -m tests.golden --add-missing``), as a regression record from
-then on."""
+then on. One deliberate change since: DPRSE's default (discrete) release draws its words at the epoch's end from
+that step's key, as DP-SE's does, instead of K × 32 words every step (issue 18, item 3: 0.07x -> 0.67x its NumPy
+loop), so ``policy-discrete/dp-rse`` was re-recorded (both files); its float case kept its numbers bit for bit."""
 from __future__ import annotations
 
 import os

@@ -16,7 +16,7 @@ from tests.helpers import Z
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
 import numpy_policies  # noqa: E402
 
-pytestmark = pytest.mark.slow  # 14 policies, a few seconds each
+pytestmark = pytest.mark.slow  # 16 policies, a few seconds each
 
 MEANS = [0.3, 0.55, 0.5, 0.8]
 MEANS10 = [0.9, 0.85, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1]
@@ -36,6 +36,9 @@ CASES = {  # policy -> (means, policy params (the loop's too), privatizer params
     "dp-ucb-bound": (MEANS, {"epsilon": 8.0}, None, 1500),
     "dp-ucb": (MEANS, {"epsilon": 4.0}, None, 1500),
     "dp-ucb-int": (MEANS, {"epsilon": 0.5, "v": 1.1}, None, 1500),
+    "dp-ftpl-new": (MEANS, {"epsilon": 1.0, "delta": 0.01}, None, 1500),
+    # constants scaled down (as in tests/golden.py) so that epochs end and arms are eliminated within T
+    "dp-rse": ([0.9, 0.72, 0.5, 0.3], {"epsilon": 5.0, "v": 0.9, "u": 1.0, "beta": 0.1, "theta": 1.0}, None, 3000),
 }
 RUNS = 300
 

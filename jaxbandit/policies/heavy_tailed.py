@@ -258,8 +258,11 @@ def _elimination(name, num_arms, schedule, local: bool, defaults, claim):
         return RSEState(active, zero, zero, epoch, *start(active, epoch, params))
 
     def draw(key, steps, params):
-        # LDPRSE: one Laplace per step (the user's noise); DPRSE: one per arm (the epoch-end release).
-        return laplace_noise.draw(key, (steps,) if local else (steps, K), params.noise)
+        # LDPRSE: one Laplace per step (the user's noise); DPRSE: one per arm for the epoch-end release, computed
+        # there (the discrete words from that step's key, the float draw deferred), as DP-SE's: releases are rare.
+        if local:
+            return laplace_noise.draw(key, (steps,), params.noise)
+        return laplace_noise.draw(key, (steps, K), params.noise, words_later=True)
 
     def phase_length(state, params):
         n = jnp.sum(state.active, dtype=jnp.int32)
@@ -279,7 +282,8 @@ def _elimination(name, num_arms, schedule, local: bool, defaults, claim):
         r = state.pulls.astype(state.sums.dtype)
         means = (state.sums - state.comp) / r
         if not local:  # μ̃_a = μ̄_a + Lap(2B_τ/(R_τ ε)), independent per arm
-            means = central_release(means, state.bound, r, params.epsilon, rng.noise)
+            means = central_release(means, state.bound, r, params.epsilon,
+                                    laplace_noise.with_words(rng.noise, rng.key))
         _, _, err, _ = schedule(jnp.sum(state.active, dtype=jnp.int32), state.epoch, params)
         # err_τ with the rounded (uncapped) R_τ: the R_τ this epoch used when it is not capped
         active = eliminate(state.active, means, params.theta * err)
