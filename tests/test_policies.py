@@ -8,7 +8,8 @@ from scipy import optimize
 
 from jaxbandit import policies, prng, simulate
 from jaxbandit.engine import _ADVANCE_CACHE
-from jaxbandit.policies.common import argmax_random_tie
+from jaxbandit.policies.common import argmax_random_tie, inclusive_count
+from jaxbandit.policies.phased import round_robin
 from jaxbandit.policies.ucb import bernoulli_kl, klucb_index
 from jaxbandit.types import StepRandom
 from tests.helpers import Z
@@ -63,6 +64,20 @@ def test_argmax_random_tie_is_uniform_over_maxima():
     assert set(picks) == {1, 2, 4}
     np.testing.assert_array_equal(np.bincount(picks, minlength=5)[[1, 2, 4]], [1000, 1000, 1000])
     assert int(argmax_random_tie(jnp.array([0.0, 2.0, 1.0]), 0.99)) == 1
+
+
+@pytest.mark.parametrize("k", [1, 2, 10, 31, 32, 33, 40])
+def test_inclusive_count_is_cumsum_and_round_robin_walks_the_active_arms(k):
+    """The popcount form (up to 32 arms) and the cumsum fallback give cumsum's counts, batched and not, and
+    `round_robin` over them pulls the active arms in arm order."""
+    rng = np.random.default_rng(k)
+    masks = rng.random((300, k)) < rng.random((300, 1))
+    np.testing.assert_array_equal(np.asarray(inclusive_count(jnp.asarray(masks))), np.cumsum(masks, axis=1))
+    np.testing.assert_array_equal(np.asarray(jax.vmap(inclusive_count)(jnp.asarray(masks))), np.cumsum(masks, axis=1))
+    active = masks[np.argmax(masks.sum(axis=1) > 0)]
+    order = np.flatnonzero(active)
+    picks = [int(round_robin(jnp.asarray(active), jnp.int32(c))) for c in range(2 * len(order) + 1)]
+    assert picks == [int(order[c % len(order)]) for c in range(2 * len(order) + 1)]
 
 
 def test_gaussian_thompson_samples_the_conjugate_posterior():

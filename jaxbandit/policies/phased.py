@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 from jax.custom_batching import custom_vmap
 
-from jaxbandit.policies.common import onehot
+from jaxbandit.policies.common import inclusive_count, onehot
 from jaxbandit.types import EmptyParams, Policy, no_draw, no_validate
 
 __all__ = ["PhasedState", "phased", "round_robin", "when"]
@@ -160,7 +160,7 @@ def round_robin(active, count):
     """The arm at position ``count`` of a round-robin over the active arms in arm order: phases that pull every
     active arm equally often (successive elimination). ``active``: bool[K]; ``count``: int32."""
     slot = count % jnp.maximum(jnp.sum(active, dtype=jnp.int32), 1)
-    rank = jnp.cumsum(active.astype(jnp.int32)) - 1
+    rank = inclusive_count(active) - 1
     return jnp.argmax(active & (rank == slot)).astype(jnp.int32)
 
 
