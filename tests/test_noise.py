@@ -138,6 +138,34 @@ def test_dp_se_float_mode_defers_its_draw_and_keeps_its_numbers(monkeypatch):
     assert not np.array_equal(np.asarray(deferred), np.asarray(discrete))
 
 
+def test_the_samplers_powers_of_two_are_ldexps():
+    """`_split` and `_bit_thresholds` scale by exact powers of two where they called ``jnp.ldexp`` (slow on
+    XLA:CPU): the same spacing and thresholds on ε_u over 40 binades, and the same discrete Laplace draws even where
+    ε_u is subnormal (XLA:CPU flushes it to zero in the product, the division after it already did)."""
+    rng = np.random.default_rng(2)
+    eps = jnp.asarray(np.concatenate([2.0 ** rng.uniform(-40, 0, 20000), [2 ** -126, 2 ** -15, 0.5, 1.0]]),
+                      jnp.float32)
+
+    def ldexp_split(u):  # the formula as first written
+        u = jnp.asarray(u, jnp.float32)
+        m = jnp.clip(-jnp.frexp(u)[1], 0, noise.M_BITS)
+        return m, jnp.ldexp(u, m)
+
+    m = ldexp_split(eps)[0]
+    np.testing.assert_array_equal(np.asarray(noise._split(eps)[1]), np.asarray(ldexp_split(eps)[1]))
+    j = jnp.arange(noise.M_BITS)
+    p = jax.nn.sigmoid(-jnp.ldexp(eps[:, None], j))
+    want = jnp.where(j < m[:, None], jnp.minimum(jnp.rint(p * jnp.float32(2.0 ** 32)),
+                                                 jnp.float32(2.0 ** 32 - 256)).astype(jnp.uint32), jnp.uint32(0))
+    np.testing.assert_array_equal(np.asarray(noise._bit_thresholds(eps)), np.asarray(want))
+    tiny = jnp.asarray(np.repeat(np.float32([1e-45, 1e-40]), 50))
+    bits = jax.random.bits(jax.random.key(3), (100, noise.WORDS), jnp.uint32)
+    fast = noise.discrete_laplace(bits, tiny)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(noise, "_split", ldexp_split)
+        np.testing.assert_array_equal(np.asarray(fast), np.asarray(noise.discrete_laplace(bits, tiny)))
+
+
 def test_a_fixed_mode_is_static_and_releases_one_way():
     """With the mode known (a concrete ``noise``), `Noise.discrete` is static: not a leaf, so it survives
     ``lax.scan`` and ``jit`` as a Python-level choice, the float draw carries no words, and `released` computes
