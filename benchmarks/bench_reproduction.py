@@ -1,6 +1,6 @@
 """Wall time of a seed paper's full reproduction, compilation included, as a user would run it:
 
-    python benchmarks/bench_reproduction.py SEED [--devices N] [--record] [--out DIR]   # SEED: seed000 ... seed003
+    python benchmarks/bench_reproduction.py SEED [--devices N] [--record] [--out DIR]   # SEED: seed000 ... seed004
 
 ``--devices N``: N CPU devices (default 1, one device as before issue 18; 0: one per core), the runs sharded
 over them (issue 18, item 6: every seed with and without all cores). ``--only ID ...``: run only these experiments
@@ -13,6 +13,7 @@ share, as `jaxbandit reproduce ID ID ...` does. Target: under 5 minutes on the 2
 hours on an M1 Pro laptop, 10 runs).
 seed002 (issue 5): corrupt-exp61, -exp62, -exp63 and corrupt-appendix at T = 10^5, 1000 runs (the paper's).
 seed003 (issue 15): dp-ftpl-fig1 ... dp-ftpl-fig7 at T = 10^6, 200 runs on instance 1 and 100 on instance 2.
+seed004 (issue 16): heavy-fig1 ... heavy-fig4 and heavy-calibration at T = 10^6, 90 runs.
 """
 from __future__ import annotations
 
@@ -54,6 +55,11 @@ PLANS = {
         settings="Full settings (T = 10^6; instance 1, 9 arms, 200 runs; instance 2, 101 arms, 100 runs; Figs 4-5: "
                  "4 + 4 policies with GDP-Elim-New on both instances; Figs 6-7: Gauss and New over 11-12 values of "
                  "δ or ε); wall time with compilation.", target=""),
+    "seed004": dict(
+        plan=["heavy-fig1", "heavy-fig3", "heavy-fig4", "heavy-fig2", "heavy-calibration"],
+        section="## Seed 004 full reproduction (issue 16)",
+        settings="Full settings (90 runs, T = 10^6; the literal DPRSE also 10^7; Figs 1, 3, 4: DPRUCB and DPRSE "
+                 "on S1-S3; Fig. 2: LDPRSE; the calibration and rate check); wall time with compilation.", target=""),
 }
 
 
