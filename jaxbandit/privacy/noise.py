@@ -72,9 +72,9 @@ from jax.custom_batching import custom_vmap
 from jaxbandit import prng
 
 __all__ = ["GRID_BITS", "M_BITS", "WORDS", "NORMAL_WORDS", "Noise", "draw", "with_words", "at_arm", "laplace_of",
-           "resolved", "DeferredLaplace", "grid", "discrete_laplace", "discrete_release", "released", "specialize", "realized_tail_of_a", "realized_bits", "realized_pmf", "realized_delta",
-           "NORMAL_BINADES", "half_normal_quantile", "tail_normal", "normal", "realized_normal_tail",
-           "float_normal_law"]
+           "resolved", "DeferredLaplace", "grid", "discrete_laplace", "discrete_release", "released", "specialize",
+           "realized_tail_of_a", "realized_bits", "realized_pmf", "realized_delta", "NORMAL_BINADES",
+           "half_normal_quantile", "tail_normal", "normal", "realized_normal_tail", "float_normal_law"]
 
 GRID_BITS = 12              # Λ = 2^(⌊log₂ b⌋ − 12): ε_u ≤ 2^-12
 M_BITS = 14                 # B's bits: enough for ε_u ≥ 2^-15, i.e. ε₀ ≥ 2^-13 (smaller ε₀: A's spacing shrinks)
