@@ -1,6 +1,6 @@
 """Where the exact Beta draw's time goes (issue 18, item 4): the sampler as Beta TS calls it each step, on R = 1000
 runs x K = 10 arms (runs batched last, uniforms pre-drawn as in the policy's block draw), with its rejection
-fallback (`sampling._resolve`) and with the fallback replaced by nothing (`_no_fallback`), and the generation of
+fallback (`samplers._resolve`) and with the fallback replaced by nothing (`_no_fallback`), and the generation of
 its uniforms alone (2 per variate, drawn in blocks of 50 steps as the policy draws them), side by side in one
 process, best of 5.
 
@@ -30,7 +30,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbandit import prng, sampling
+from jaxbandit.random import threefry
+from jaxbandit.random import samplers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -57,11 +58,11 @@ def ts_shapes(rng):
 
 
 def stepped():
-    """A jitted scan of STEPS sampler calls, traced now (so that a patched `sampling._resolve` is the one used)."""
+    """A jitted scan of STEPS sampler calls, traced now (so that a patched `samplers._resolve` is the one used)."""
     def run(keys, a, b, u):
         def body(total, i):
             ks = jax.vmap(lambda k: jax.random.fold_in(k, i))(keys)
-            x = jax.vmap(lambda k, a, b, uu: sampling.beta(k, a, b, sampling.BetaNoise(uu)),
+            x = jax.vmap(lambda k, a, b, uu: samplers.beta(k, a, b, samplers.BetaNoise(uu)),
                          in_axes=(0, -1, -1, -2), out_axes=-1)(ks, a, b, u[i])
             return total + x, None
         return jax.lax.scan(body, jnp.zeros((K, R)), jnp.arange(STEPS))[0]
@@ -69,7 +70,7 @@ def stepped():
 
 
 def main():
-    keys = jax.random.split(prng.key(0), R)
+    keys = jax.random.split(threefry.key(0), R)
     rng = np.random.default_rng(0)
     mode = sys.argv[1] if len(sys.argv) > 1 else "uniform"
     if mode not in ("uniform", "closed", "ts"):
@@ -79,24 +80,24 @@ def main():
     else:
         a = jnp.ones((K, R)) if mode == "closed" else jnp.asarray(rng.integers(1, 300, (K, R)), jnp.float32)
         b = jnp.asarray(rng.integers(1, 300, (K, R)), jnp.float32)
-    u = sampling.draw_beta_noise(prng.key(1), (STEPS, K, R)).uniform
+    u = samplers.draw_beta_noise(threefry.key(1), (STEPS, K, R)).uniform
     args = (keys, a, b, u)
     variants = {"with fallback": stepped()}
     variants["with fallback"](*args).block_until_ready()
-    real = sampling._resolve
-    sampling._resolve = _no_fallback
+    real = samplers._resolve
+    samplers._resolve = _no_fallback
     try:
         variants["first attempt only"] = stepped()
         variants["first attempt only"](*args).block_until_ready()
     finally:
-        sampling._resolve = real
+        samplers._resolve = real
     # the randomness alone, drawn as Beta TS's block draw does (50 steps per run key), per step
     block = 50
 
     def uniforms(keys):
         def body(total, i):
             ks = jax.vmap(lambda k: jax.random.fold_in(k, i))(keys)
-            return total + jax.vmap(lambda k: sampling.draw_beta_noise(k, (block, K)).uniform.sum())(ks).sum(), None
+            return total + jax.vmap(lambda k: samplers.draw_beta_noise(k, (block, K)).uniform.sum())(ks).sum(), None
         return jax.lax.scan(body, jnp.zeros(()), jnp.arange(STEPS // block))[0]
 
     drawn = jax.jit(uniforms)
@@ -111,11 +112,11 @@ def main():
     described = {"uniform": "a, b uniform on 1..300", "closed": "a = 1 (closed form)",
                  "ts": f"Beta TS after {TS_STEPS} steps"}[mode]
     print(f"shapes: {described}; R = {R}, K = {K}")
-    # entries the first attempt rejects, per step: what the fallback's buffer (`sampling._resolve`) must hold
-    accepted = jax.jit(jax.vmap(lambda uu: sampling._cheng_attempt(uu[..., 0], uu[..., 1],
-                                                                    sampling._beta_consts(a, b))[0]))
+    # entries the first attempt rejects, per step: what the fallback's buffer (`samplers._resolve`) must hold
+    accepted = jax.jit(jax.vmap(lambda uu: samplers._cheng_attempt(uu[..., 0], uu[..., 1],
+                                                                    samplers._beta_consts(a, b))[0]))
     pending = np.sum(~np.asarray(accepted(u)), axis=(1, 2))
-    cap = max(128, -(-K * R // sampling._CAP_DIVISOR))
+    cap = max(128, -(-K * R // samplers._CAP_DIVISOR))
     print(f"rejected by the first attempt: {pending.mean():.0f} per step (max {pending.max()} of {STEPS} steps); "
           f"fallback buffer {cap}")
     for name, s in best.items():
@@ -133,9 +134,9 @@ def engine_seconds(variant):
     if variant.endswith(", one device per core"):
         jb.use_cpu_devices()  # before JAX starts; the engine shards the runs over the devices
     if variant.startswith("no fallback"):
-        sampling._resolve = _no_fallback
+        samplers._resolve = _no_fallback
     elif variant == "no sampler":
-        sampling.beta = lambda key, a, b, noise: noise.uniform[..., 0] * a / (a + b)
+        samplers.beta = lambda key, a, b, noise: noise.uniform[..., 0] * a / (a + b)
     kw = dict(env_params={"means": list(MEANS)}, horizon=ENGINE_T, runs=R, progress=False,
               chunk_steps=ENGINE_T)
     jb.simulate("bernoulli", "thompson", seed=0, **kw)

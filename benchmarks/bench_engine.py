@@ -5,7 +5,7 @@ Gaussian TS and Beta–Bernoulli TS on K = 10 Bernoulli arms, R runs, horizon T:
   (b) a hand-written NumPy loop over t, vectorized across runs,
   (c) the RNG limit: raw `jax.random.normal` throughput for the same number of variates (K per agent-step),
       drawn in (50, K, R) blocks inside a scan: with JAX's Threefry (non-partitionable and default
-      partitionable modes) and with the engine's generator (`jaxbandit.prng`, the same bits with the hash
+      partitionable modes) and with the engine's generator (`jaxbandit.random.threefry`, the same bits with the hash
       unrolled), which is the stricter limit.
 
     python benchmarks/bench_engine.py                    # CPU: R = 1000, T = 10^4
@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import jaxbandit as jb
-from jaxbandit import prng
+from jaxbandit.random import threefry
 from jaxbandit.engine import BLOCK
 
 
@@ -113,7 +113,7 @@ def main():
     rows = []
     limits = {"jax.random, non-partitionable": rng_limit(K, R, T, jax.random.key, False, args.repeats),
               "jax.random, partitionable (default)": rng_limit(K, R, T, jax.random.key, True, args.repeats),
-              "jaxbandit.prng (unrolled hash)": rng_limit(K, R, T, prng.key, False, args.repeats)}
+              "jaxbandit.random.threefry (unrolled hash)": rng_limit(K, R, T, threefry.key, False, args.repeats)}
     jax_limit = max(limits["jax.random, non-partitionable"], limits["jax.random, partitionable (default)"])
     strict = max(limits.values())
     rates = {}

@@ -1,4 +1,4 @@
-"""Speed of jaxbandit.sampling against jax.random, on blocks and in situ.
+"""Speed of jaxbandit.random.samplers against jax.random, on blocks and in situ.
 
 Run:  PYTHONPATH=. python benchmarks/bench_sampling.py [--steps 10000] [--attempts 2 3 4]
 
@@ -11,9 +11,9 @@ non-partitionable threefry, optimization_barrier); an inner scan (unroll 5)
 runs a step vmapped over runs with in_axes=-1, whose key is fold_in(key, t).
 Shapes S + 1, F + 1 grow as in a real run because it is a real run.
   * Gaussian TS: theta = S/(n+1) + z/sqrt(n+1), K pre-drawn normals per step;
-  * Beta TS with sampling.beta (one row per `attempts` setting);
+  * Beta TS with samplers.beta (one row per `attempts` setting);
   * Beta TS with jax.random.beta (fewer steps, continuing from the final
-    sampling.beta state so the shapes are realistic; reported per step).
+    samplers.beta state so the shapes are realistic; reported per step).
 Timing: best of --repeats calls after one warm-up call, block_until_ready.
 """
 
@@ -29,7 +29,8 @@ import jax.numpy as jnp
 from jax import lax
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from jaxbandit import prng, sampling  # noqa: E402
+from jaxbandit.random import threefry
+from jaxbandit.random import samplers
 
 K, R, BLOCK, UNROLL = 10, 1000, 50, 5
 
@@ -65,15 +66,15 @@ def bench_block(attempts_list, repeats):
     for m in attempts_list:
         def fb(k, a, b, m=m):
             k1, k2 = jax.random.split(k)
-            return sampling.beta(k2, a, b, sampling.draw_beta_noise(k1, shape, attempts=m))
+            return samplers.beta(k2, a, b, samplers.draw_beta_noise(k1, shape, attempts=m))
 
-        rows.append((f"sampling.beta (attempts={m})", timeit(jax.jit(fb), key, a, b, repeats=repeats)))
+        rows.append((f"samplers.beta (attempts={m})", timeit(jax.jit(fb), key, a, b, repeats=repeats)))
 
     def fg(k, a):
         k1, k2 = jax.random.split(k)
-        return sampling.gamma(k2, a, sampling.draw_gamma_noise(k1, shape))
+        return samplers.gamma(k2, a, samplers.draw_gamma_noise(k1, shape))
 
-    rows.append(("sampling.gamma", timeit(jax.jit(fg), key, a, repeats=repeats)))
+    rows.append(("samplers.gamma", timeit(jax.jit(fg), key, a, repeats=repeats)))
     # jax.random.beta / gamma are slow: time a 1/16 slice and scale up.
     sl = (slice(0, 4),)
     t = timeit(jax.jit(lambda k, a, b: jax.random.beta(k, a, b)), key, a[sl], b[sl], repeats=1)
@@ -95,7 +96,7 @@ def _play(theta, mu, u):
 
 def beta_step(state, key, noise, u, mu):
     s, f = state
-    hit, r = _play(sampling.beta(key, s + 1, f + 1, noise), mu, u)
+    hit, r = _play(samplers.beta(key, s + 1, f + 1, noise), mu, u)
     return s + hit * r, f + hit * (1 - r)
 
 
@@ -141,7 +142,7 @@ def make_sim(step, draw, n_blocks):
 def bench_in_situ(attempts_list, n_steps, repeats):
     n_blocks = max(1, n_steps // BLOCK)
     steps = n_blocks * BLOCK
-    run_keys = jax.random.split(prng.key(42), R)  # the engine's generator
+    run_keys = jax.random.split(threefry.key(42), R)  # the engine's generator
     mu = jax.random.uniform(jax.random.key(3), (K, R))  # arm means, uniform on [0, 1]
     zeros = jnp.zeros((K, R))
     rows, final = [], None
@@ -149,9 +150,9 @@ def bench_in_situ(attempts_list, n_steps, repeats):
     t_gauss = timeit(sim, (zeros, zeros), run_keys, mu, repeats=repeats)
     rows.append(("Gaussian TS (K normals/step)", steps, t_gauss))
     for m in attempts_list:
-        draw = lambda k, m=m: sampling.draw_beta_noise(k, (BLOCK, K), attempts=m)
+        draw = lambda k, m=m: samplers.draw_beta_noise(k, (BLOCK, K), attempts=m)
         sim = make_sim(beta_step, draw, n_blocks)
-        rows.append((f"Beta TS, sampling.beta, att={m}", steps, timeit(sim, (zeros, zeros), run_keys, mu, repeats=repeats)))
+        rows.append((f"Beta TS, samplers.beta, att={m}", steps, timeit(sim, (zeros, zeros), run_keys, mu, repeats=repeats)))
         final = sim((zeros, zeros), run_keys, mu)
     jb_blocks = 3
     sim = make_sim(jax_beta_step, lambda k: jnp.zeros((BLOCK, K)), jb_blocks)
@@ -168,9 +169,9 @@ def bench_in_situ(attempts_list, n_steps, repeats):
     q = jnp.percentile(ab, jnp.array([25, 50, 75, 90, 99]))
     print(f"final shapes S+1, F+1: quartiles/p90/p99 {[int(v) for v in q]}, max {int(ab.max())}")
     # rejection probability of one Cheng attempt at the final shapes (Monte Carlo)
-    C = sampling._beta_consts(s + 1, f + 1)
+    C = samplers._beta_consts(s + 1, f + 1)
     u = jax.random.uniform(jax.random.key(9), (2, 64) + s.shape) + jnp.finfo(jnp.float32).epsneg
-    rej = 1 - jnp.mean(jax.vmap(lambda u1, u2: sampling._cheng_attempt(u1, u2, C)[0])(u[0], u[1]))
+    rej = 1 - jnp.mean(jax.vmap(lambda u1, u2: samplers._cheng_attempt(u1, u2, C)[0])(u[0], u[1]))
     print(f"P(Cheng attempt rejected) at final shapes: {float(rej):.4f}")
 
 

@@ -10,7 +10,7 @@ import os
 
 from jaxbandit import plotting
 
-from .runner import Config, Experiment
+from .runner import Config, Experiment, paper_draw
 
 __all__ = ["EXPERIMENTS", "TITLE", "MEANS", "POLICIES", "configs", "figures"]
 
@@ -24,7 +24,7 @@ def configs(quick: bool):
     horizon, runs = (2_000, 50) if quick else (10_000, 500)
     return [Config(label=name + "".join(f" {k}={v}" for k, v in params.items()),
                    kwargs=dict(env="bernoulli", env_params={"means": MEANS}, policy=name, policy_params=params,
-                               horizon=horizon, runs=runs, seed=0))
+                               horizon=horizon, runs=runs, seed=0, **paper_draw(name)))
             for name, params in POLICIES]
 
 

@@ -23,9 +23,9 @@ import numpy as np
 
 from jaxbandit import plotting, theory
 from jaxbandit.policies.corrupt import channel_params
-from jaxbandit.privatizers import randomized_response as rr
+from jaxbandit.mechanisms import randomized_response as rr
 
-from .runner import Config, Experiment, default_rows
+from .runner import Config, Experiment, default_rows, paper_draw
 
 __all__ = ["EXPERIMENTS", "MAIN", "SCENARIOS", "EPSILONS", "C", "GLOBAL_DP", "GLOBAL_DELTA", "EXP61_POLICIES",
            "CF_POLICIES", "GLOBAL_POLICIES", "NON_PRIVATE", "settings", "exp61_channel", "ldp_channel",
@@ -77,7 +77,7 @@ def ldp_channel(epsilon, num_arms):
 
 def _base(means, policy, horizon, runs, **kw):
     return dict(env="bernoulli", env_params={"means": list(means)}, policy=policy, horizon=horizon, runs=runs,
-                seed=0, **kw)
+                seed=0, **paper_draw(policy), **kw)
 
 
 def exp61_configs(means, quick, prefix=""):

@@ -24,9 +24,9 @@ import numpy as np
 
 from jaxbandit import plotting, theory
 from jaxbandit.policies import ftpl as ftpl_policies
-from jaxbandit.privacy import ftpl as dist
+from jaxbandit.mechanisms import perturbations as dist
 
-from .runner import Config, Experiment, default_rows
+from .runner import Config, Experiment, default_rows, paper_draw
 
 __all__ = ["EXPERIMENTS", "INSTANCES", "E_MINUS_10", "FIG4_PRIVACY", "FIG5_EPSILONS", "FIG6_DELTAS", "FIG6_EPSILONS",
            "FIG7_EPSILONS", "FIG7_DELTAS", "LABELS", "settings", "fig4_configs", "fig5_configs", "fig6_configs",
@@ -63,7 +63,7 @@ def settings(instance: str, quick: bool):
 def _base(instance, policy, quick, **kw):
     horizon, runs = settings(instance, quick)
     return dict(env="bernoulli", env_params={"means": list(INSTANCES[instance])}, policy=policy, horizon=horizon,
-                runs=runs, seed=0, **kw)
+                runs=runs, seed=0, **paper_draw(policy), **kw)
 
 
 def _delta_label(delta):

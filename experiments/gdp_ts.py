@@ -2,7 +2,7 @@
 the registry entries gdp-ts-fig1 ... gdp-ts-fig8 (``EXPERIMENTS``, at the end), their settings and figures.
 
 Regret experiments (Sec. 5, Figs 2-5): N = 5 arms, T = 10^5, GDP budgets η ∈ {1, 2, 5}; for each b the minimal
-c = T/(η²(b+1)) (`jaxbandit.privacy.thompson.min_scale`), configurations with c < 1 or bN ≥ T dropped. The paper
+c = T/(η²(b+1)) (`jaxbandit.accounting.thompson.min_scale`), configurations with c < 1 or bN ≥ T dropped. The paper
 used 10 runs and does not give its b grid (its legends are images); we use 200 runs and the b grid below, which
 extends past the optimum predicted by the digest's surrogate (b* ≈ 2240, 1120, 447 for η = 1, 2, 5) so that
 the U-shape in b is visible. The paper plots the realized regret μ*t − Σ r_s (its Eq. 3); so do we.
@@ -18,10 +18,10 @@ import os
 import numpy as np
 
 from jaxbandit import plotting
-from jaxbandit.privacy import gdp
-from jaxbandit.privacy import thompson as ts_privacy
+from jaxbandit.accounting import gdp
+from jaxbandit.accounting import thompson as ts_privacy
 
-from .runner import Config, Experiment
+from .runner import Config, Experiment, paper_draw
 
 __all__ = ["EXPERIMENTS", "BERNOULLI", "TRUNCEXP", "ETAS", "B_GRID", "QUICK_B_GRID", "METRIC", "settings",
            "b_c_pairs", "regret_configs", "b_c_points", "regret_curves_figure", "final_regret_by_eta_figure",
@@ -62,7 +62,7 @@ def regret_configs(env, quick: bool) -> list[Config]:
     return [Config(label=f"{name} eta={eta:g}",
                    kwargs=dict(env=name, env_params=params, policy="modified-thompson",
                                grid={("policy.b", "policy.c"): b_c_pairs(eta, horizon, num_arms, b_grid)},
-                               horizon=horizon, runs=runs, seed=0))
+                               horizon=horizon, runs=runs, seed=0, **paper_draw("modified-thompson")))
             for eta in ETAS]
 
 
@@ -301,17 +301,20 @@ def fig8_configs(quick: bool):
         pairs = b_c_pairs(eta, horizon, len(params["means"]), b_grid)
         grid = {("policy.b", "policy.c"): pairs}
         out.append(Config(f"modified-thompson eta={eta:g} tuning",
-                          dict(common, policy="modified-thompson", grid=grid, runs=max(runs // 2, 1), seed=1)))
+                          dict(common, policy="modified-thompson", grid=grid, runs=max(runs // 2, 1), seed=1,
+                               **paper_draw("modified-thompson"))))
         out.append(Config(f"modified-thompson eta={eta:g}",
-                          dict(common, policy="modified-thompson", grid=grid, runs=runs, seed=0)))
+                          dict(common, policy="modified-thompson", grid=grid, runs=runs, seed=0,
+                               **paper_draw("modified-thompson"))))
     eps = fig8_epsilons()
     out.append(Config("dp-se", dict(common, policy="dp-se", policy_params={"beta": 1.0 / horizon},
-                                    grid={"policy.epsilon": eps}, runs=runs, seed=0)))
-    out.append(Config("lazy-ucb", dict(common, policy="lazy-ucb", grid={"policy.epsilon": eps}, runs=runs, seed=0)))
+                                    grid={"policy.epsilon": eps}, runs=runs, seed=0, **paper_draw("dp-se"))))
+    out.append(Config("lazy-ucb", dict(common, policy="lazy-ucb", grid={"policy.epsilon": eps}, runs=runs, seed=0,
+                                       **paper_draw("lazy-ucb"))))
     # Anytime-Lazy-UCB's index constants are a reconstruction: how much do the conclusions depend on them?
     out.append(Config("lazy-ucb constants", dict(common, policy="lazy-ucb", runs=runs, seed=0,
                                                  grid={("policy.c1", "policy.c2"): LAZY_UCB_CONSTANTS,
-                                                       "policy.epsilon": eps})))
+                                                       "policy.epsilon": eps}, **paper_draw("lazy-ucb"))))
     return out
 
 

@@ -30,10 +30,10 @@ import os
 import numpy as np
 
 from jaxbandit import plotting
-from jaxbandit.envs.heavy_tailed import instance_u
-from jaxbandit.policies.heavy_tailed import fluid_regret
+from jaxbandit.envs.tails import instance_u
+from jaxbandit.epochs import fluid_regret
 
-from .runner import Config, Experiment, default_rows
+from .runner import Config, Experiment, default_rows, paper_draw
 
 __all__ = ["EXPERIMENTS", "INSTANCES", "CENTRAL_PANELS", "LDP_EPSILONS", "LDP_VS", "PRESETS", "CALIBRATION",
            "CENTRAL_FIGURES", "RATE_GAPS", "RATE_SETTINGS", "rate_pulls", "settings", "central_configs", "ldp_configs", "rate_configs", "fig2_configs",
@@ -76,7 +76,7 @@ def _config(label, name, instance, v, preset_value, quick, grid, horizon=None, *
     means = list(INSTANCES[instance])
     params = {"v": v, "u": instance_u(means, v), CONSTANT[name]: preset_value, **policy}
     kwargs = dict(env="pareto", env_params={"means": means, "v": v}, policy=name, policy_params=params,
-                  grid=grid, horizon=horizon or T, runs=runs, seed=0)
+                  grid=grid, horizon=horizon or T, runs=runs, seed=0, **paper_draw(name))
     if name != "dp-rucb":
         kwargs["simulator"] = "epochs"
     return Config(label, kwargs)
@@ -134,7 +134,8 @@ def rate_configs(quick: bool):
     return [Config(_rate_label(name, theta, eps),
                    dict(env="pareto", env_params={"means": means[0], "v": RATE_V}, policy=name,
                         policy_params={"v": RATE_V, "u": u, "epsilon": eps, "theta": theta},
-                        grid={"env.means": means}, horizon=RATE_HORIZON, runs=runs, seed=0, simulator="epochs"))
+                        grid={"env.means": means}, horizon=RATE_HORIZON, runs=runs, seed=0, simulator="epochs",
+                        **paper_draw(name)))
             for name, theta, eps in RATE_SETTINGS]
 
 

@@ -16,6 +16,7 @@ import os
 import numpy as np
 
 from jaxbandit import envs, plotting, theory
+from jaxbandit.mechanisms import bernoulli as channel
 from jaxbandit.privatizers import bernoulli
 from jaxbandit.privatizers.bernoulli import MECHANISMS
 
@@ -48,7 +49,7 @@ def privatized(mechanism: str, epsilon: float, env_name: str = "testbed20", b: f
     """(true means, privatized means μ_{i,ε}) of an environment, float64 numpy."""
     env, p = envs.make(env_name, **(env_params or {}))
     mu = np.asarray(env.means(p), np.float64)
-    return mu, np.asarray(bernoulli.privatized_means(mechanism, mechanism_params(mechanism, epsilon, b), env, p),
+    return mu, np.asarray(channel.privatized_means(mechanism, mechanism_params(mechanism, epsilon, b), env, p),
                           np.float64)
 
 

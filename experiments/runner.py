@@ -34,7 +34,7 @@ from jaxbandit.simulation import sweep
 QUICK_STAMP = "QUICK (fewer runs or a shorter horizon than the paper)"  # the title prefix of every figure of a --quick reproduction
 
 __all__ = ["Config", "Experiment", "run", "reproduce", "output_dirs", "cached_sweep", "request", "cache_key",
-           "default_rows", "write_summary", "write_timings", "QUICK_STAMP"]
+           "default_rows", "write_summary", "write_timings", "paper_draw", "QUICK_STAMP"]
 
 
 @dataclasses.dataclass
@@ -80,7 +80,7 @@ def run(experiment: Experiment, out_dir: str, quick: bool = False, progress: boo
     results = {}
     for i, cfg in enumerate(configs):
         t0 = time.perf_counter()
-        res, path, loaded = cached_sweep(paper_noise(cfg.kwargs), cache, progress=progress, devices=devices)
+        res, path, loaded = cached_sweep(cfg.kwargs, cache, progress=progress, devices=devices)
         # "already done" is what a user (and the CLI test) looks for when a reproduction is repeated
         log(f"[{i + 1}/{len(configs)}] {cfg.label}: " +
             (f"already done, loaded {path}.npz" if loaded else f"{time.perf_counter() - t0:.1f}s"))
@@ -94,22 +94,14 @@ def run(experiment: Experiment, out_dir: str, quick: bool = False, progress: boo
     return results
 
 
-def paper_noise(kwargs: dict) -> dict:
-    """A reproduction's configuration with the papers' float draw (``noise = 0``: float Laplace or
-    ``jax.random.normal``) for a policy that has the choice and leaves it open: the findings were measured with it,
-    and it reproduces them bit for bit. The library's defaults, the floating-point-safe draws, follow the same law
-    up to the grid or beyond the float draw's cut (`jaxbandit.privacy.noise`)."""
+def paper_draw(policy: str) -> dict:
+    """The ``policy_options`` keyword a reproduction states for ``policy``: the papers' float noise
+    (``release="float"``: float Laplace or ``jax.random.normal``) for a policy that has the choice, which the
+    findings were measured with and which reproduces them bit for bit; nothing for the others. The library's
+    default, the floating-point-safe release, follows the same law up to its grid or beyond the float draw's cut
+    (`jaxbandit.mechanisms`)."""
     from jaxbandit import policies
-    name = kwargs.get("policy")
-    if not isinstance(name, str) or name not in policies.names():
-        return kwargs
-    fields = policies.get(name, 2).default_params._fields
-    grid = kwargs.get("grid") or {}
-    gridded = any("policy.noise" in (p if isinstance(p, tuple) else (p,)) for p in grid)
-    params = kwargs.get("policy_params") or {}
-    if "noise" not in fields or "noise" in params or gridded:
-        return kwargs
-    return {**kwargs, "policy_params": {**params, "noise": 0}}
+    return {"policy_options": {"release": "float"}} if "release" in policies.option_names(policy) else {}
 
 
 def output_dirs(ids, out: str | None = None, quick: bool = False) -> tuple[dict, str]:
@@ -149,7 +141,7 @@ def reproduce(ids, out: str | None = None, quick: bool = False, cache: str | Non
 def request(kwargs: dict) -> str:
     """The configuration as requested, canonical JSON (sorted keys; a missing grid is an empty one): equal
     requests simulate the same thing, so they share a cached result."""
-    from jaxbandit.simulation import _jsonable
+    from jaxbandit.spec import jsonable as _jsonable
     kwargs = {"grid": None, **kwargs}
     grid = kwargs["grid"] or {}
     plain = {k: _jsonable(v) for k, v in kwargs.items() if k != "grid"}
@@ -233,6 +225,7 @@ def default_rows(results: dict) -> list[dict]:
                          "final_realized_regret_mean": f"{point.mean('regret')[-1]:.6g}",
                          "final_realized_regret_se": f"{point.se('regret')[-1]:.6g}",
                          **{f"policy.{k}": _cell(v) for k, v in res.config["policy_params"].items()},
+                         **{f"policy.{k}": v for k, v in res.config.get("policy_options", {}).items()},
                          **{f"privatizer.{k}": _cell(v) for k, v in res.config["privatizer_params"].items()},
                          **{k: _cell(v) for k, v in swept.items()}})  # swept values override the base ones
     return rows

@@ -103,8 +103,11 @@ def with_params(component, **params):
         raise ValueError(f"unknown parameter(s) {sorted(unknown)} for {component.name}; valid: {valid}")
     values = {}
     for f, v in params.items():
+        if v is None and getattr(default, f) is None:  # left to the run (the T known to a policy, β = 1/T)
+            continue
         arr = as_array(f"{component.name} parameter {f}", v, allow_inf=True)
-        dtype = jnp.asarray(getattr(default, f)).dtype
+        old = getattr(default, f)
+        dtype = jnp.zeros(()).dtype if old is None else jnp.asarray(old).dtype  # None: a run-decided float
         if jnp.issubdtype(dtype, jnp.integer) and not np.all(np.isfinite(arr)):
             raise ValueError(f"{component.name} parameter {f}={v!r} must be a finite integer")
         if jnp.issubdtype(dtype, jnp.integer) and not np.all(arr == np.round(arr)):
@@ -118,7 +121,8 @@ def with_params(component, **params):
 
 def strong_dtypes(tree):
     """``tree`` with every leaf a strongly typed array of its own dtype: a weakly typed leaf (``jnp.asarray(1.0)``
-    in a default) would make jit retrace when a strongly typed value of the same dtype comes next."""
+    in a default) would make jit retrace when a strongly typed value of the same dtype comes next. ``None`` leaves
+    (parameters a run decides) stay ``None``."""
     import jax
     import jax.numpy as jnp
     return jax.tree.map(lambda x: jnp.asarray(x, dtype=jnp.asarray(x).dtype), tree)

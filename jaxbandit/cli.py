@@ -84,12 +84,24 @@ def cmd_list(args) -> int:
                 ("environments", envs.REGISTRY.descriptions()),
                 ("privatizers", privatizers.REGISTRY.descriptions()),
                 ("experiments", {k: e.description for k, e in experiments.REGISTRY.items()})]
+    if getattr(args, "options", False):
+        sections = [("policy options (--policy-option KEY=VALUE; the first value is the default)",
+                     {n: _options_line(n) for n in policies.names() if policies.option_names(n)})]
     for title, entries in sections:
         print(f"{title}:")
         width = max(len(k) for k in entries)
         for name in sorted(entries):
             print(f"  {name:<{width}}  {entries[name]}")
     return 0
+
+
+_OPTION_VALUES = {"release": {"discrete": "discrete, float", "tail-safe": "tail-safe, float"},
+                  "variant": {"corrected": "corrected, printed"}, "accounting": {"paper": "paper, tight"}}
+
+
+def _options_line(name: str) -> str:
+    from jaxbandit import policies
+    return "; ".join(f"{k}: {_OPTION_VALUES.get(k, {}).get(v, v)}" for k, v in policies.option_names(name).items())
 
 
 def _output_path(path: str | None, flag: str) -> None:
@@ -103,17 +115,27 @@ def run_request(args) -> dict:
     """The keyword arguments of `jaxbandit.simulate` that ``jaxbandit run`` ARGS asks for."""
     env_params = _key_values(args.env_param, "--env-param")
     if args.means is not None:
-        env_params["means"] = args.means
+        env_params["means"] = _means(args.means)
     if args.arm:
         if args.env != "mixture":
             raise ValueError(f"--arm describes the arms of --env mixture, not of --env {args.env}")
         env_params["arms"] = _mixture_arms(args.arm)
     priv_params = _key_values(args.privatizer_param, "--privatizer-param")
     if args.epsilon is not None:
+        if "epsilon" in priv_params:
+            raise ValueError("--epsilon is the deprecated spelling of --privatizer-param epsilon=E: give one of them")
+        print("warning: --epsilon is deprecated: use --privatizer-param epsilon=E (the privatizer's epsilon)",
+              file=sys.stderr)
         priv_params["epsilon"] = args.epsilon
     return dict(env=args.env, policy=args.policy, privatizer=args.privatizer, env_params=env_params,
-                policy_params=_key_values(args.policy_param, "--policy-param"), privatizer_params=priv_params,
-                horizon=args.horizon, runs=args.runs, seed=args.seed)
+                policy_params=_key_values(args.policy_param, "--policy-param"), policy_options=_policy_options(args),
+                privatizer_params=priv_params, horizon=args.horizon, runs=args.runs, seed=args.seed)
+
+
+def _means(means):
+    if not means:
+        raise ValueError("--means is empty: give the arms' means, comma-separated, e.g. --means 0.2,0.8")
+    return means
 
 
 def cmd_run(args) -> int:
@@ -179,68 +201,124 @@ def _write_run_outputs(args, res) -> None:
         plotting.save(plotting.regret_figure([(args.policy, res)], title), args.plot)
 
 
-PRIVATE_TS = ("gaussian-thompson", "modified-thompson")  # the policies with a GDP guarantee (seed 001)
+def _renamed(args, old: str, new: str, old_flag: str, new_flag: str, how: str = "") -> None:
+    """A deprecated spelling of a flag: its value moves to the new one, with a message (scripts keep working)."""
+    value = getattr(args, old, None)
+    if value is None:
+        return
+    if getattr(args, new, None) is not None:
+        raise ValueError(f"{old_flag} is the deprecated spelling of {new_flag}: give {new_flag} only")
+    print(f"warning: {old_flag} is deprecated{how}: use {new_flag}", file=sys.stderr)
+    setattr(args, new, value)
 
 
-def _claimed() -> list[str]:
-    """Policies that report a privacy claim (`Policy.privacy`), besides private TS's GDP accounting."""
-    from jaxbandit import policies
-    return [n for n in policies.names() if policies.get(n, 2).privacy is not None]
+def _policy_options(args) -> dict:
+    """``--policy-option KEY=VALUE`` (repeatable) as the policy's build-time options (strings)."""
+    options = {}
+    for pair in getattr(args, "policy_option", None) or []:
+        if "=" not in pair:
+            raise ValueError(f"--policy-option expects KEY=VALUE, e.g. release=float, got {pair!r}")
+        key, value = pair.split("=", 1)
+        options[key.strip()] = value.strip()
+    return options
+
+
+def private_components() -> tuple[list[str], list[str]]:
+    """The registered policies and privatizers that carry an accountant (a privacy claim)."""
+    from jaxbandit import policies, privatizers
+    pol = [n for n in policies.names() if policies.get(n, 2).accountant is not None]
+    priv = [n for n in privatizers.names() if privatizers.make(n)[0].accountant is not None]
+    return pol, priv
 
 
 def cmd_privacy(args) -> int:
-    from jaxbandit import checks, policies
-    from jaxbandit.privacy import thompson as ts_privacy
-    _output_path(args.json, "--json")
-    checks.known_name("policy with privacy accounting", args.policy, PRIVATE_TS + tuple(_claimed()))
-    horizon = checks.positive_int("horizon", args.horizon)
-    if args.policy not in PRIVATE_TS:
-        return _print_claim(args, horizon)
-    params = checks.with_params(policies.get(args.policy, args.arms or 1),
-                                  **_key_values(args.policy_param, "--policy-param"))
-    b, c = (params.b, params.c) if args.policy == "modified-thompson" else (0, 1.0)
-    import jax
-    with jax.enable_x64(True):  # float64: δ(ε) down to 1e-300 instead of float32's 1e-38
-        g = ts_privacy.guarantee(int(b), float(c), horizon, delta=args.delta, epsilon=args.epsilon,
-                                 num_arms=args.arms, tight=args.tight)
-    out = {"eta": float(g.eta), "epsilon": float(g.epsilon), "delta": float(g.delta), "policy": args.policy,
-           "b": int(b), "c": float(c), "horizon": horizon, "num_arms": args.arms,
-           "accounting": "tight: T-bN rounds, n >= max(b,1)" if args.tight else "seed 001 Lemma 5: sqrt(T/(c(b+1)))"}
-    print(f"{args.policy} (b={out['b']}, c={out['c']:g}), T={horizon}, accounting {out['accounting']}")
-    print(f"  eta = {out['eta']:.6g}-GDP")
-    print(f"  (epsilon, delta) = ({out['epsilon']:.6g}, {out['delta']:.3g})-DP")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(out, f, indent=1)
-    return 0
-
-
-def _print_claim(args, horizon: int) -> int:
-    """The claim of a policy that states one (`Policy.privacy`), after its parameter and horizon checks."""
-    from jaxbandit import checks, policies, validation
+    from jaxbandit import checks, engine, policies, privatizers
     from jaxbandit.types import SimParams
-    if args.delta is not None or args.epsilon is not None or args.tight:
-        raise ValueError(f"--delta, --epsilon and --tight apply to {' and '.join(PRIVATE_TS)} only; {args.policy}'s "
-                         "(epsilon, delta) are its parameters: --policy-param epsilon=E --policy-param delta=D")
+    if args.list:
+        return _list_private()
+    if args.horizon is None:
+        raise ValueError("--horizon T is required (the claims of most components depend on it)")
+    _renamed(args, "delta", "at_delta", "--delta", "--at-delta")
+    _renamed(args, "epsilon", "at_epsilon", "--epsilon", "--at-epsilon")
+    if args.tight:
+        print("warning: --tight is deprecated: use --policy-option accounting=tight", file=sys.stderr)
+    _output_path(args.json, "--json")
+    if (args.policy is None) == (args.privatizer is None):
+        raise ValueError("give one component: --policy NAME or --privatizer NAME (see `jaxbandit privacy --list`)")
+    if args.at_delta is not None and args.at_epsilon is not None:
+        raise ValueError("give --at-delta (report epsilon at that delta) or --at-epsilon (delta at that epsilon), "
+                         "not both")
+    horizon = checks.positive_int("horizon", args.horizon)
     num_arms = checks.positive_int("arms", args.arms or 2)
-    policy = policies.get(args.policy, num_arms)
-    params = checks.with_params(policy, **_key_values(args.policy_param, "--policy-param"))
-    params = validation.check_horizon(policy, SimParams(None, params, None), horizon).policy
-    claim = policy.privacy(params, horizon)
-    shown = ", ".join(f"{k}={float(v):g}" for k, v in zip(params._fields, params))
-    print(f"{args.policy} ({shown}), T={horizon}, {num_arms} arms")
-    print(f"  (epsilon, delta) = ({claim.epsilon:.6g}, {claim.delta:.3g}): {claim.notion}")
+    pol_names, priv_names = private_components()
+    if args.policy is not None:
+        checks.known_name("policy", args.policy, policies.REGISTRY)
+        if args.policy not in pol_names:
+            raise ValueError(f"policy {args.policy!r} states no privacy claim (it is not private); private "
+                             f"policies: {', '.join(pol_names)}")
+        options = _policy_options(args)
+        if args.tight:
+            options.setdefault("accounting", "tight")
+        policy, params = policies.make(args.policy, num_arms, options=options,
+                                       **_key_values(args.policy_param, "--policy-param"))
+        params = engine.bind(policy, SimParams(None, params, None), horizon).policy
+        name, kind, accountant, extra = args.policy, "policy", policy.accountant, {"options": dict(policy.options)}
+    else:
+        if args.policy_option or args.tight:
+            raise ValueError("--policy-option and --tight apply to --policy")
+        checks.known_name("privatizer", args.privatizer, privatizers.REGISTRY)
+        if args.privatizer not in priv_names:
+            raise ValueError(f"privatizer {args.privatizer!r} states no privacy claim (no privacy); private "
+                             f"privatizers: {', '.join(priv_names)}")
+        privatizer, params = privatizers.make(args.privatizer, **_key_values(args.privatizer_param,
+                                                                              "--privatizer-param"))
+        name, kind, accountant, extra = args.privatizer, "privatizer", privatizer.accountant, {}
+    claim = accountant.guarantee(params, horizon, num_arms, name)
+    at = {"epsilon": args.at_epsilon} if args.at_epsilon is not None else {"delta": args.at_delta or 1e-6}
+    record = claim.as_json(**at, kind=kind, params=_plain_params(params), horizon=horizon, num_arms=num_arms, **extra)
+    shown = ", ".join(f"{k}={v}" for k, v in {**record["params"], **extra.get("options", {})}.items())
+    print(f"{name} ({shown}), T={horizon}, {num_arms} arms")
+    print(f"  claim: {claim.describe()}")
+    pair = record["at"]
+    print(f"  (epsilon, delta) = ({pair['epsilon']:.6g}, {pair['delta']:.3g})-DP" +
+          ("  (exact GDP conversion)" if claim.notion == "gdp" else "  (its privacy profile)"))
+    print(f"  protects: {claim.protects}")
     print(f"  proof: {claim.source}")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"policy": args.policy, "horizon": horizon, "num_arms": num_arms, **claim._asdict(),
-                       "params": {k: float(v) for k, v in zip(params._fields, params)}}, f, indent=1)
+        _write_json(args.json, record)
     return 0
+
+
+def _list_private() -> int:
+    from jaxbandit import policies, privatizers
+    from jaxbandit.accounting.accountants import NOTIONS, SCOPES
+    pol, priv = private_components()
+    rows = [(n, "policy", policies.get(n, 2).accountant) for n in pol]
+    rows += [(n, "privatizer", privatizers.make(n)[0].accountant) for n in priv]
+    width = max(len(n) for n, _, _ in rows)
+    for name, kind, acc in rows:
+        print(f"  {name:<{width}}  {kind:<10}  {NOTIONS[acc.notion]:<10} over {SCOPES[acc.scope]}")
+    return 0
+
+
+def _plain_params(params) -> dict:
+    return {k: (np.asarray(v).item() if np.ndim(v) == 0 else np.asarray(v).tolist())
+            for k, v in zip(params._fields, params) if v is not None}
+
+
+def _write_json(path: str, data) -> None:
+    """JSON written to a temporary file, then renamed: never half a file; an OSError becomes one clear line."""
+    try:
+        with open(path + ".tmp", "w") as f:
+            json.dump(data, f, indent=1)
+        os.replace(path + ".tmp", path)
+    except OSError as err:
+        raise ValueError(f"cannot write {path}: {err.strerror or err}") from err
 
 
 def cmd_audit(args) -> int:
     from jaxbandit import checks
-    from jaxbandit.privacy import audit, components
+    from jaxbandit.audit import components, montecarlo as audit
     for path, flag in ((args.json, "--json"), (args.plot, "--plot"), (args.table, "--table")):
         _output_path(path, flag)
     if args.list:
@@ -328,15 +406,17 @@ def cmd_reproduce(args) -> int:
 
 def cmd_tune(args) -> int:
     from jaxbandit import tuning
+    _renamed(args, "epsilon", "budget_epsilon", "--epsilon", "--budget-epsilon")
+    _renamed(args, "delta", "budget_delta", "--delta", "--budget-delta")
     for path, flag in ((args.json, "--json"), (args.plot, "--plot")):
         _output_path(path, flag)
     env_params = _key_values(args.env_param, "--env-param")
     if args.means is not None:
-        env_params["means"] = args.means
+        env_params["means"] = _means(args.means)
     request = dict(env=args.env, policy=args.policy, env_params=env_params,
-                   policy_params=_key_values(args.policy_param, "--policy-param"), eta_budget=args.eta_budget,
-                   epsilon=args.epsilon, delta=args.delta, accounting=args.accounting, param=args.param,
-                   horizon=args.horizon)
+                   policy_params=_key_values(args.policy_param, "--policy-param"),
+                   policy_options=_policy_options(args), eta_budget=args.eta_budget, epsilon=args.budget_epsilon,
+                   delta=args.budget_delta, accounting=args.accounting, param=args.param, horizon=args.horizon)
     if args.grid_points:
         from jaxbandit import checks
         checks.positive_int("--grid-points", args.grid_points, minimum=2)
@@ -363,9 +443,7 @@ def cmd_tune(args) -> int:
         if grid is not None:
             out["grid"] = {"values": grid.values.tolist(), "regret_mean": grid.mean.tolist(),
                            "regret_se": grid.se.tolist(), "runs": args.grid_runs, "agent_steps": grid.agent_steps}
-        with open(args.json + ".tmp", "w") as f:
-            json.dump(out, f, indent=1)
-        os.replace(args.json + ".tmp", args.json)
+        _write_json(args.json, out)
     if args.plot:
         from jaxbandit import plotting
         plotting.save(plotting.tuning_figure(tuned, grid), args.plot)
@@ -377,18 +455,11 @@ def _grid_values(tuned, points):
     a bounded parameter evenly in logit, a positive one log-spaced around the trajectory."""
     c = tuned.config
     if tuned.eta is not None:
-        from jaxbandit.tuning import _BudgetSpace
-        b_max = _BudgetSpace(1.0, c["horizon"], _num_arms(c), c["accounting"] == "tight").b_max
+        b_max = c["range"][1]
         return np.unique(np.round(np.expm1(np.linspace(0.0, np.log1p(b_max), points)))).astype(int)
     xs = np.array([row[c["param"]] for row in tuned.trace])
     return np.geomspace(xs.min() / 3, min(xs.max() * 3, 1.0 - 1e-6) if c["param"] == "epsilon" else xs.max() * 3,
                         points)
-
-
-def _num_arms(config):
-    from jaxbandit import envs
-    env, _ = envs.make(config["env"], **(config["env_params"] or {}))
-    return env.num_arms
 
 
 DEVICES_HELP = ("devices to shard the runs over: on a CPU host, N CPU devices (default: one per core); on a GPU or "
@@ -399,7 +470,9 @@ DEVICES_HELP = ("devices to shard the runs over: on a CPU host, N CPU devices (d
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="jaxbandit", description="Batched JAX simulation of (private) bandits.")
     sub = p.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="list policies, environments, privatizers and experiments").set_defaults(fn=cmd_list)
+    ls = sub.add_parser("list", help="list policies, environments, privatizers and experiments")
+    ls.add_argument("--options", action="store_true", help="the policies' build-time options and their values")
+    ls.set_defaults(fn=cmd_list)
 
     r = sub.add_parser("run", help="simulate one configuration")
     r.add_argument("--env", required=True, help="environment name (see `jaxbandit list`)")
@@ -408,7 +481,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--policy", required=True)
     r.add_argument("--policy-param", action="append", metavar="K=V")
     r.add_argument("--privatizer", default="identity")
-    r.add_argument("--epsilon", type=float, help="privacy level of the privatizer")
+    r.add_argument("--policy-option", action="append", metavar="K=V",
+                   help="a build-time option of the policy, e.g. release=float (the papers' float noise), "
+                        "variant=printed (see `jaxbandit list --options`)")
+    r.add_argument("--epsilon", type=float, help=argparse.SUPPRESS)  # deprecated: --privatizer-param epsilon=E
     r.add_argument("--privatizer-param", action="append", metavar="K=V")
     r.add_argument("--arm", action="append", metavar="[N*]FAMILY:K=V,...",
                    help="an arm of --env mixture (repeat per arm; N* repeats it), e.g. --arm bernoulli:means=0.9 "
@@ -442,20 +518,30 @@ def build_parser() -> argparse.ArgumentParser:
                                                           "cluster it knows (SLURM, Open MPI, ...)")
     r.set_defaults(fn=cmd_run)
 
-    v = sub.add_parser("privacy", help="the privacy guarantee of a private policy: GDP and (epsilon, delta) of "
-                                       "private Thompson sampling, the claims of the others")
-    v.add_argument("--policy", required=True, help=" or ".join(PRIVATE_TS) + ", or a policy that states a claim "
-                                                   "(e.g. dp-ftpl-new, dp-rse, dp-se, lazy-ucb, dp-ucb)")
+    v = sub.add_parser("privacy", help="the privacy claim of a private policy or privatizer (its accountant)",
+                       description="Print the claim a component's accountant states for its parameters, horizon "
+                                   "and number of arms: the notion (epsilon-DP, (epsilon, delta)-DP, mu-GDP, "
+                                   "epsilon-LDP), over what (the whole run, each round, each report), its numbers "
+                                   "and its (epsilon, delta) at a given delta (exact for GDP).")
+    v.add_argument("--policy", help="a private policy (see --list)")
     v.add_argument("--policy-param", action="append", metavar="K=V",
-                   help="b=9, c=1 (modified-thompson); epsilon=1, delta=0.01 (seed 003's policies)")
-    v.add_argument("--horizon", type=_integer, required=True)
+                   help="b=9, c=1 (modified-thompson); epsilon=1, delta=0.01 (DP-FTPL)")
+    v.add_argument("--policy-option", action="append", metavar="K=V",
+                   help="a build-time option, e.g. accounting=tight (private Thompson sampling), variant=printed")
+    v.add_argument("--privatizer", help="a private privatizer (see --list)")
+    v.add_argument("--privatizer-param", action="append", metavar="K=V", help="e.g. epsilon=2")
+    v.add_argument("--horizon", type=_integer, help="T")
     which = v.add_mutually_exclusive_group()
-    which.add_argument("--delta", type=float, help="report epsilon(delta) (default: delta = 1e-6)")
-    which.add_argument("--epsilon", type=float, help="report delta(epsilon)")
-    v.add_argument("--tight", action="store_true", help="compose only the T - bN data-dependent rounds (needs --arms)")
-    v.add_argument("--arms", type=_integer, help="number of arms N (for --tight and the b*N < T check; the start "
-                                                 "phase's length for dp-ftpl-gauss/beta; default 2)")
-    v.add_argument("--json", metavar="FILE", help="write eta, epsilon, delta as JSON")
+    which.add_argument("--at-delta", type=float, metavar="DELTA",
+                       help="report the epsilon of the claim at this delta (default 1e-6)")
+    which.add_argument("--at-epsilon", type=float, metavar="EPSILON", help="report the delta at this epsilon")
+    which.add_argument("--delta", type=float, help=argparse.SUPPRESS)    # deprecated: --at-delta
+    which.add_argument("--epsilon", type=float, help=argparse.SUPPRESS)  # deprecated: --at-epsilon
+    v.add_argument("--tight", action="store_true", help=argparse.SUPPRESS)  # deprecated: --policy-option
+    v.add_argument("--arms", type=_integer, help="number of arms K (default 2): private TS's tight accounting and "
+                                                 "its b*K < T check, DP-FTPL's start phase")
+    v.add_argument("--list", action="store_true", help="list the private components and their notions")
+    v.add_argument("--json", metavar="FILE", help="write the claim as JSON (one shape for every component)")
     v.set_defaults(fn=cmd_privacy)
 
     t = sub.add_parser("tune", help="tune a policy's parameters by gradient on the simulated regret",
@@ -468,8 +554,14 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--policy", default="modified-thompson")
     t.add_argument("--policy-param", action="append", metavar="K=V", help="fixed parameters of the policy")
     t.add_argument("--eta-budget", type=float, help="GDP budget eta (tunes b, with c = c*(b))")
-    t.add_argument("--epsilon", type=float, help="(epsilon, delta) budget: epsilon (with --delta)")
-    t.add_argument("--delta", type=float, help="(epsilon, delta) budget: delta (with --epsilon)")
+    t.add_argument("--policy-option", action="append", metavar="K=V", help="a build-time option of the policy, e.g. "
+                                                                          "release=float")
+    t.add_argument("--budget-epsilon", type=float, metavar="EPSILON", help="(epsilon, delta) budget: epsilon (with "
+                                                                           "--budget-delta)")
+    t.add_argument("--budget-delta", type=float, metavar="DELTA", help="(epsilon, delta) budget: delta (with "
+                                                                       "--budget-epsilon)")
+    t.add_argument("--epsilon", type=float, help=argparse.SUPPRESS)  # deprecated: --budget-epsilon
+    t.add_argument("--delta", type=float, help=argparse.SUPPRESS)    # deprecated: --budget-delta
     t.add_argument("--accounting", default="paper", help="paper: sqrt(T/(c(b+1))) (seed 001 Lemma 5); tight: "
                                                          "T-bN rounds, n >= max(b,1)")
     t.add_argument("--param", help="the parameter to tune without a budget, e.g. epsilon of epsilon-greedy")

@@ -9,7 +9,7 @@ Layout and randomness (the choices that make it fast, see DESIGN.md):
   * In the drivers every leaf of the batched state has the batch axis (grid points × runs) LAST, e.g. counts are
     (K, N): the per-run step is vmapped with ``in_axes=-1, out_axes=-1`` inside the scan over time.
   * Randomness is drawn once per block of ``BLOCK`` steps per run, from ``fold_in(run_key, block)`` split into
-    env / policy / privatizer keys. Run keys are `jaxbandit.prng` keys: JAX's Threefry with the hash unrolled
+    env / policy / privatizer keys. Run keys are `jaxbandit.random.threefry` keys: JAX's Threefry with the hash unrolled
     (the same bits as ``jax.random`` in non-partitionable mode on every backend, faster on CPU). A run's draws
     depend only on its key and the block index, so a chunked run equals one long run bit for bit, a run equals
     itself simulated alone, a run of horizon T is the prefix of a longer one, and every grid point sees the same
@@ -26,14 +26,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbandit import validation
-from jaxbandit.privacy import noise as privacy_noise
-from jaxbandit.types import Env, Policy, Privatizer, SimParams, StepRandom, summarize
+from jaxbandit import checks
+from jaxbandit.types import IDENTITY, Env, Policy, Privatizer, SimParams, StepRandom, summarize
 
 BLOCK = 50  # steps per randomness block; part of the random stream's definition (changing it changes draws)
 UNROLL = 5  # inner-scan unroll: on the 2-core CPU, unroll=1 is 3-4x slower than 2..10 (benchmarks/RESULTS.md)
 
-__all__ = ["BLOCK", "UNROLL", "SimParams", "Trace", "rollout", "record_slots", "compiler_options"]
+__all__ = ["BLOCK", "UNROLL", "MAX_HORIZON", "SimParams", "Trace", "rollout", "step", "record_times",
+           "horizon_and_records", "check", "bind", "record_slots", "compiler_options"]
+
+MAX_HORIZON = 2 ** 31 - 1  # time and pull counters are int32
 
 
 @functools.lru_cache(maxsize=None)
@@ -89,6 +91,79 @@ class EngineState(NamedTuple):
     realized: jax.Array      # float[n_rec + slots, (N)] realized regret at the record times
     ptr: jax.Array           # int32: index of the next record time
     block: jax.Array         # int32: index of the next block
+
+
+def record_times(horizon: int, num: int = 100) -> np.ndarray:
+    """Record times in [1, horizon] (t = steps completed): half log-spaced, half evenly spaced, always T."""
+    horizon = checks.positive_int("horizon", horizon)
+    num = checks.positive_int("record", num)
+    half = max(num // 2, 1)
+    log = np.geomspace(1, horizon, half)
+    lin = np.linspace(horizon / half, horizon, half)
+    times = np.concatenate([np.round(log), np.round(lin), [horizon]])
+    return np.unique(np.clip(times, 1, horizon)).astype(np.int64)  # short horizons: T/half rounds to 0 below T = 25
+
+
+def horizon_and_records(horizon, record=None) -> tuple[int, np.ndarray]:
+    """``(T, record times)``: ``record`` is None (the default 100 times), a number of times, or an explicit
+    strictly increasing array in [1, T]."""
+    horizon = checks.positive_int("horizon", horizon)
+    if horizon > MAX_HORIZON:
+        raise ValueError(f"horizon={horizon} is outside the valid range [1, {MAX_HORIZON}] (int32 step counters)")
+    if record is None or np.ndim(record) == 0:
+        return horizon, record_times(horizon, 100 if record is None else record)
+    times = np.asarray(record)
+    if (times.ndim != 1 or len(times) == 0 or not np.all(np.isfinite(times)) or np.any(times != np.round(times))
+            or np.any(np.diff(times) <= 0) or times[0] < 1 or times[-1] > horizon):
+        raise ValueError(f"record times must be strictly increasing integers in [1, horizon={horizon}], got "
+                         f"{checks._fmt(times)}")
+    return horizon, times.astype(np.int64)
+
+
+def _traced(tree) -> bool:
+    return any(isinstance(x, jax.core.Tracer) for x in jax.tree.leaves(tree))
+
+
+def check(env: Env, policy: Policy, privatizer: Privatizer, params: SimParams) -> None:
+    """Every check of one configuration of component objects: each component's own ``validate`` and the
+    cross-component ones (arms, reward ranges). Shapes are always checked; values only where they are concrete
+    (inside ``jit``/``vmap``/``grad`` the caller that made them concrete checks them)."""
+    if policy.num_arms != env.num_arms:
+        raise ValueError(f"policy {policy.name!r} is built for {policy.num_arms} arms but environment "
+                         f"{env.name!r} has {env.num_arms}")
+    for name, leaf in zip(getattr(params.privatizer, "_fields", ()), params.privatizer):
+        if np.ndim(leaf) == 1 and np.shape(leaf)[0] != env.num_arms:
+            raise ValueError(f"privatizer {privatizer.name!r} parameter {name} is per-arm with {np.shape(leaf)[0]} "
+                             f"entries, but environment {env.name!r} has {env.num_arms} arms")
+    if _traced(params):
+        return
+    env.validate(params.env)
+    policy.validate(params.policy)
+    privatizer.validate(params.privatizer)
+    low, high = env.support(params.env)
+    if privatizer.reward_range is not None:
+        need = privatizer.reward_range
+        if low < need[0] or high > need[1]:
+            raise ValueError(f"privatizer {privatizer.name!r} needs rewards in [{need[0]:g}, {need[1]:g}] but "
+                             f"environment {env.name!r} has support [{low:g}, {high:g}]")
+    if privatizer.output_range is not None:
+        low, high = privatizer.output_range
+    if policy.reward_range is not None:
+        need = policy.reward_range
+        if low < need[0] or high > need[1]:
+            raise ValueError(f"policy {policy.name!r} needs observations in [{need[0]:g}, {need[1]:g}] but gets "
+                             f"values in [{low:g}, {high:g}] (clip a Gaussian env with low=0, high=1?)")
+
+
+def bind(policy: Policy, params: SimParams, horizon: int) -> SimParams:
+    """``params`` with the policy's horizon-dependent parameters filled (its ``bind_horizon``: the T known to the
+    algorithm, β = 1/T, where left ``None``), then checked against the horizon (its ``validate(params, horizon)``,
+    where concrete)."""
+    if policy.bind_horizon is not None:
+        params = params._replace(policy=policy.bind_horizon(params.policy, horizon))
+    if not _traced(params.policy):
+        policy.validate(params.policy, horizon)
+    return params
 
 
 def ordered_sum(terms):
@@ -153,10 +228,11 @@ def make_block(env: Env, policy: Policy, privatizer: Privatizer, steps: int, slo
     lift = (lambda f, in_axes=-1: jax.vmap(f, in_axes=in_axes, out_axes=-1)) if batched else (lambda f, in_axes=-1: f)
 
     def per_run_step(run: RunState, rng_e, rng_p, rng_q, params: SimParams, mu_star, gaps):
-        arm = policy.select(rng_p, run.policy, params.policy)
-        reward = env.sample(rng_e, arm, params.env)
-        obs = privatizer.apply(rng_q, arm, reward, params.privatizer)
-        pstate = policy.update(rng_p, run.policy, arm, obs, params.policy)
+        def respond(arm):
+            reward = env.sample(rng_e, arm, params.env)
+            return privatizer.apply(rng_q, arm, reward, params.privatizer), reward
+
+        pstate, arm, reward = step(policy, rng_p, run.policy, params.policy, respond)
         counts = run.counts + (jnp.arange(K) == arm).astype(jnp.int32)
         # Kahan summation keeps the realized regret accurate over 10^7+ steps in float32.
         y = (mu_star - reward) - run.regret_comp
@@ -212,32 +288,44 @@ def make_block(env: Env, policy: Policy, privatizer: Privatizer, steps: int, slo
     return block
 
 
-def rollout(env, policy, privatizer=None, *, horizon: int, record_times=None, unroll: int = UNROLL):
+def step(policy: Policy, rng: StepRandom, state, params, respond):
+    """One round of the protocol, the one place a policy is stepped: the policy selects an arm, ``respond(arm) ->
+    (observation, extra)`` answers it (the engine: the environment's reward through the privatizer; an audit: a
+    fixed reward stream), and the policy updates on the observation. Returns ``(state, arm, extra)``."""
+    arm = policy.select(rng, state, params)
+    observation, extra = respond(arm)
+    return policy.update(rng, state, arm, observation, params), arm, extra
+
+
+def rollout(env: Env, policy: Policy, privatizer: Privatizer | None = None, *, horizon: int, record_times=None,
+            unroll: int = UNROLL):
     """The pure simulation of one run: ``run(key, params) -> Trace``.
 
     Args:
-      env, policy, privatizer: component objects (`Env`, `Policy`, `Privatizer`) or registry names. A policy name
-        is built for the env's number of arms; an env name must be a fixed instance (e.g. ``"testbed20"``),
-        since a family's K comes from its parameters: pass ``envs.make(name, **params)[0]`` otherwise.
-        ``privatizer=None`` is the identity channel.
+      env, policy, privatizer: component objects (`Env`, `Policy`, `Privatizer`); ``privatizer=None`` is the
+        identity channel. Registry names are resolved a layer above (`jaxbandit.rollout`, `jaxbandit.resolve`).
       horizon: T, steps of the run (static).
       record_times: strictly increasing times in [1, T] at which the regrets are recorded (static; default
-        `jaxbandit.simulation.record_times`: 100 points, half log-spaced, half even, always T).
+        `record_times`: 100 points, half log-spaced, half even, always T).
       unroll: unroll factor of the scan over the steps of a block (numbers are those of the drivers with the same
         unroll; see `jaxbandit.sweep`).
 
     Returns:
-      ``run(key, params: SimParams) -> Trace``, pure: ``key`` is a run key (e.g. ``fold_in(jaxbandit.prng.key(seed),
+      ``run(key, params: SimParams) -> Trace``, pure: ``key`` is a run key (e.g. ``fold_in(jaxbandit.random.threefry.key(seed),
       r)``, which is run r of `simulate`), ``params`` unbatched. ``jax.jit(jax.vmap(run))`` maps over keys and over
       any params leaf, and gives the numbers of `simulate`/`sweep` for the same keys and parameters.
       When ``params`` are concrete (not traced), ``run`` first validates them with the same checks as the drivers
-      (`jaxbandit.validation.check`); under ``jit``/``vmap`` it checks what the shapes tell.
+      (`check`, `bind`); under ``jit``/``vmap`` it checks what the shapes tell.
 
     The drivers are faster for many runs on CPU: they batch the runs axis last (DESIGN.md); ``vmap(run)`` batches it
     first.
     """
-    env, policy, privatizer = validation.components(env, policy, privatizer)
-    horizon, times = validation.horizon_and_records(horizon, record_times)
+    privatizer = IDENTITY if privatizer is None else privatizer
+    for role, obj, kind in (("env", env, Env), ("policy", policy, Policy), ("privatizer", privatizer, Privatizer)):
+        if not isinstance(obj, kind):
+            raise ValueError(f"{role} must be a jaxbandit.{kind.__name__} (engine.rollout takes component objects; "
+                             f"jaxbandit.rollout also takes registry names), got {type(obj).__name__} {obj!r:.60}")
+    horizon, times = horizon_and_records(horizon, record_times)
     slots = record_slots(times)
     n_full, tail = divmod(horizon, BLOCK)
     full = make_block(env, policy, privatizer, BLOCK, slots, batched=False, unroll=unroll)
@@ -245,8 +333,8 @@ def rollout(env, policy, privatizer=None, *, horizon: int, record_times=None, un
     n_rec = len(times)
 
     def run(key, params: SimParams) -> Trace:
-        validation.check(env, policy, privatizer, params)
-        params = validation.check_horizon(policy, params, horizon)
+        check(env, policy, privatizer, params)
+        params = bind(policy, params, horizon)
         rec = jnp.asarray(times, jnp.int32)
         mu_star, gaps = regret_reference(env, params.env)
         state = init_state(policy, params, env.num_arms, n_rec, slots)
@@ -324,12 +412,6 @@ def make_advance(env: Env, policy: Policy, privatizer: Privatizer, steps: int, s
     """The drivers' ``advance(state, num_blocks, run_keys, params, record_times) -> state`` running ``num_blocks``
     blocks of ``steps`` (<= BLOCK) steps of a batch of runs (batch axis last), from block ``state.block`` on,
     jitted. ``num_blocks`` is a traced loop bound, so chunks of any length share one compilation (the drivers size
-    chunks by time). A policy's ``noise`` mode, when one for the whole batch, is fixed before compiling
-    (`jaxbandit.privacy.noise.specialize`: the float and the floating-point-safe draws each compile to their own
-    straight-line code); one compilation per mode. ``mesh``: shard the batch over its devices (the batch size
-    must be a multiple of their number; `jaxbandit.simulation.run_engine` pads it)."""
-    def advance(state, num_blocks, run_keys, params: SimParams, record_times):
-        fixed = privacy_noise.specialize(policy, params.policy)
-        return _compiled_advance(env, fixed, privatizer, steps, slots, unroll, mesh)(state, num_blocks, run_keys,
-                                                                                    params, record_times)
-    return advance
+    chunks by time). ``mesh``: shard the batch over its devices (the batch size must be a multiple of their
+    number; `jaxbandit.simulation.run_engine` pads it)."""
+    return _compiled_advance(env, policy, privatizer, steps, slots, unroll, mesh)

@@ -24,6 +24,7 @@ pseudo-regret at the horizon, R(θ) = E[Σ_t Δ_{A_t}] (the expectation of the p
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
@@ -31,9 +32,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbandit import checks, prng, validation
-from jaxbandit.engine import BLOCK, init_state, make_advance, record_slots
-from jaxbandit.simulation import MAX_SEED, _stack, simulate
+from jaxbandit import checks
+from jaxbandit import spec as specs
+from jaxbandit.simulation import MAX_SEED, final_state, run_spec
+from jaxbandit.spec import Spec
 from jaxbandit.types import Policy, SimParams, summarize
 
 __all__ = ["Gradient", "score_gradient", "smoothed_gradient", "final_regret"]
@@ -77,35 +79,16 @@ def _finite(name, *arrays):
             raise FloatingPointError(f"{name} came out non-finite; parameters or rewards produced a non-finite value")
 
 
-def _run_keys(seed, runs):
+def final_regret(spec: Spec, points: Sequence[SimParams] | None = None, *, runs: int, seed: int) -> np.ndarray:
+    """Pseudo-regret at the horizon, f[len(points), runs], of ``points`` (default: the spec's own) of a resolved
+    configuration, with common random numbers across points (the estimators' and the tuner's evaluation)."""
+    runs = checks.positive_int("runs", runs)
     seed = checks.positive_int("seed", seed, minimum=0, maximum=MAX_SEED)
-    return jax.vmap(jax.random.fold_in, in_axes=(None, 0))(prng.key(seed), jnp.arange(runs))
-
-
-def _final_state(env, policy, privatizer, points: Sequence[SimParams], runs: int, seed: int, horizon: int):
-    """The engine's final state for every point × run (batch axis last, point-major), runs keyed as in
-    `jaxbandit.sweep` (run r has the same key at every point: common random numbers)."""
-    times = np.array([horizon])
-    slots = record_slots(times)
-    keys = _run_keys(seed, runs)
-    run_keys = jnp.tile(keys, len(points))
-    params = _stack(points, runs)
-    state = init_state(policy, params, env.num_arms, 1, slots, num_runs=len(points) * runs)
-    n_full, tail = divmod(horizon, BLOCK)
-    rec = jnp.asarray(times, jnp.int32)
-    for steps, blocks in ((BLOCK, n_full), (tail, 1 if tail else 0)):
-        if blocks:
-            state = make_advance(env, policy, privatizer, steps, slots)(state, np.int32(blocks), run_keys, params,
-                                                                          rec)
-    return state
-
-
-def final_regret(env, policy, privatizer, points: Sequence[SimParams], *, runs: int, seed: int,
-                 horizon: int) -> np.ndarray:
-    """Pseudo-regret at the horizon, f[len(points), runs], of already validated component objects and points,
-    with common random numbers across points (the estimators' and the tuner's evaluation)."""
-    state = _final_state(env, policy, privatizer, points, runs, seed, horizon)
-    out = np.asarray(state.pseudo[0]).reshape(len(points), runs)
+    spec = dataclasses.replace(spec, record_times=np.array([spec.horizon]))
+    if points is not None:
+        spec = spec.with_points(points)
+    state = final_state(spec, runs, seed)
+    out = np.asarray(state.pseudo[0]).reshape(len(spec.points), runs)
     _finite("the pseudo-regret", out)
     return out
 
@@ -161,7 +144,8 @@ def scored(policy: Policy, wrt: tuple) -> Policy:
 
     wrapped = Policy(policy.name, policy.num_arms, init, lambda key, steps, params: policy.draw(key, steps,
                                                                                                    params.inner),
-                     select, update, lambda params: policy.validate(params.inner), None, policy.reward_range)
+                     select, update, lambda params, horizon=None: policy.validate(params.inner, horizon), None,
+                     policy.reward_range, policy.accountant, policy.options)
     _SCORED[key] = (policy, wrapped)
     return wrapped
 
@@ -193,29 +177,39 @@ def _split_point(policy: Policy, at: Mapping[str, float]):
     return tuple(floats), integer
 
 
-def score_gradient(env, policy, privatizer=None, *, at: Mapping[str, float], env_params=None, policy_params=None,
-                   privatizer_params=None, horizon: int, runs: int, seed: int = 0,
-                   baseline_runs: int | None = None) -> Gradient:
+def score_gradient(env, policy=None, privatizer=None, *, at: Mapping[str, float], env_params=None,
+                   policy_params=None, policy_options=None, privatizer_params=None, horizon: int | None = None,
+                   runs: int, seed: int = 0, baseline_runs: int | None = None) -> Gradient:
     """Unbiased score-function estimate of ∇ E[pseudo-regret at T] in the policy parameters named in ``at``.
 
     Args:
-      env, policy, privatizer, env_params, policy_params, privatizer_params: as for `jaxbandit.simulate`; the policy
-        must expose ``log_prob`` (modified-thompson, gaussian-thompson, epsilon-greedy do).
+      env, policy, privatizer, env_params, policy_params, policy_options, privatizer_params, horizon: as for
+        `jaxbandit.simulate`; or ``env`` a resolved `jaxbandit.spec.Spec` (with its horizon) and none of the
+        others. The policy must expose ``log_prob`` (modified-thompson, gaussian-thompson, epsilon-greedy do).
       at: ``{parameter: value}``, the point and the parameters differentiated, e.g. ``{"b": 100.3, "c": 40.0}``. An
         integer parameter (b) may take a real value β ≥ 0: both ⌊β⌋ and ⌊β⌋ + 1 are simulated (module docstring).
-      horizon, runs, seed: the simulation (runs share keys across the two neighbours of a relaxed integer).
+      runs, seed: the simulation (runs share keys across the two neighbours of a relaxed integer).
       baseline_runs: independent pilot runs for the baseline (default max(8, runs // 4)), seeded from ``seed``.
 
     Returns:
       `Gradient` whose ``grad`` follows the order of ``at``.
     """
-    env, policy, privatizer, params = validation.resolve(env, policy, privatizer, env_params=env_params,
-                                                         policy_params=policy_params,
-                                                         privatizer_params=privatizer_params)
-    horizon = checks.positive_int("horizon", horizon)
+    if isinstance(env, Spec):
+        if any(x is not None for x in (policy, privatizer, env_params, policy_params, policy_options,
+                                      privatizer_params, horizon)):
+            raise ValueError("score_gradient(spec, ...) takes the configuration from the spec: give no components, "
+                             "parameters or horizon beside it")
+        spec = env
+    else:
+        if horizon is None:
+            raise ValueError("score_gradient needs a horizon")
+        spec = specs.resolve(env, policy, privatizer, env_params=env_params, policy_params=policy_params,
+                             policy_options=policy_options, privatizer_params=privatizer_params, horizon=horizon)
+    horizon = spec.horizon
     runs = checks.positive_int("runs", runs, minimum=2)
     baseline_runs = checks.positive_int("baseline_runs", max(8, runs // 4) if baseline_runs is None
                                         else baseline_runs)
+    policy, params = spec.policy, spec.params
     _needs_log_prob(policy)
     floats, integer = _split_point(policy, at)
     wrt = tuple(floats)
@@ -224,27 +218,24 @@ def score_gradient(env, policy, privatizer=None, *, at: Mapping[str, float], env
     else:
         beta = float(at[integer])
         lows = [{**at, integer: math.floor(beta)}, {**at, integer: math.floor(beta) + 1}]
-    points = []
-    for values in lows:
-        inner = params.policy._replace(**{k: jnp.asarray(v, getattr(params.policy, k).dtype) for k, v in values.items()})
-        point = SimParams(params.env, inner, params.privatizer)
-        validation.check(env, policy, privatizer, point)
-        points.append(validation.check_horizon(policy, point, horizon))
+    points = [params._replace(policy=params.policy._replace(
+        **{k: jnp.asarray(v, getattr(params.policy, k).dtype) for k, v in values.items()})) for values in lows]
+    points = spec.with_points(points).points
     # the baseline B(t): pilot runs at the first point, on keys no estimation run uses
     pilot_seed = (seed + 0x9E3779B9) % (MAX_SEED + 1)
     times = np.unique(np.concatenate([[1], np.geomspace(1, horizon, 60).round(), np.linspace(1, horizon, 60).round()]))
-    pilot = simulate(env, policy, privatizer=privatizer, env_params=points[0].env, policy_params=points[0].policy,
-                     privatizer_params=points[0].privatizer, horizon=horizon, runs=baseline_runs, seed=pilot_seed,
-                     record=times.astype(np.int64), progress=False)
+    pilot_spec = dataclasses.replace(spec.with_points(points[:1]), record_times=times.astype(np.int64), grid=())
+    pilot = run_spec(pilot_spec, runs=baseline_runs, seed=pilot_seed, progress=False)
     base_t = jnp.asarray(np.concatenate([[0.0], times]))
     base_v = jnp.asarray(np.concatenate([[0.0], pilot.pseudo_regret.mean(0)]))
-    means = np.asarray(env.means(params.env))
+    means = np.asarray(spec.env.means(params.env))
     gaps = jnp.asarray(means.max() - means)
     wrapped = scored(policy, wrt)
     wrapped_points = [SimParams(p.env, ScoreParams(p.policy, gaps.astype(base_v.dtype), base_t.astype(base_v.dtype),
                                                    base_v), p.privatizer) for p in points]
-    state = _final_state(env, wrapped, privatizer, wrapped_points, runs, seed, horizon)
-    final = state.run.policy
+    scored_spec = dataclasses.replace(spec, policy=wrapped, record_times=np.array([horizon])).with_points(
+        wrapped_points)
+    final = final_state(scored_spec, runs, seed).run.policy
     b_total = float(np.interp(horizon, base_t, base_v))
     cost = np.asarray(final.cost, np.float64).reshape(len(points), runs)
     score = np.asarray(final.score, np.float64).reshape(len(wrt), len(points), runs)
@@ -274,16 +265,16 @@ def score_gradient(env, policy, privatizer=None, *, at: Mapping[str, float], env
 # Smoothed (antithetic, common random numbers)
 
 
-def smoothed_gradient(env, policy, privatizer, params: SimParams, point: Callable[[np.ndarray], SimParams], u, *,
-                      sigma: float, horizon: int, runs: int, seed: int = 0, rounding: float | None = None,
-                      directions: int = 1, rng: np.random.Generator | None = None) -> Gradient:
+def smoothed_gradient(spec: Spec, point: Callable[[np.ndarray, float], SimParams], u, *, sigma: float, runs: int,
+                      seed: int = 0, rounding: float | None = None, directions: int = 1,
+                      rng: np.random.Generator | None = None) -> Gradient:
     """SPSA / antithetic estimate of the gradient of the σ-smoothed expected pseudo-regret in coordinates u.
 
     Args:
-      env, policy, privatizer: validated component objects; params: their base `SimParams`.
-      point: ``u -> SimParams`` (host-side) the parameters at coordinates u, e.g. b = round(e^u − 1) and c on the
-        privacy budget's boundary. It is called with ``(u_vector, rounding)``: ``rounding`` in [0, 1) is the
-        uniform a randomised rounding of an integer should use, shared by the two points of a pair.
+      spec: the resolved configuration (`jaxbandit.spec.resolve`, with its horizon).
+      point: ``(u, rounding) -> SimParams`` (host-side) the parameters at coordinates u, e.g. b = round(e^u − 1)
+        and c on the privacy budget's boundary; ``rounding`` in [0, 1) is the uniform a randomised rounding of an
+        integer should use, shared by the two points of a pair.
       u: f[P] the coordinates; sigma: half-width of the smoothing window in u.
       directions: antithetic pairs per estimate (Rademacher directions; with one coordinate the direction is ±1,
         so one pair is the exact central difference of the window average).
@@ -300,13 +291,10 @@ def smoothed_gradient(env, policy, privatizer, params: SimParams, point: Callabl
     points = []
     for v, w in zip(dirs, uniforms):
         points += [point(u + sigma * v, w), point(u - sigma * v, w)]
-    for p in points:
-        validation.check(env, policy, privatizer, p)
-    points = [validation.check_horizon(policy, p, horizon) for p in points]
-    out = final_regret(env, policy, privatizer, points, runs=runs, seed=seed, horizon=horizon)
+    out = final_regret(spec, points, runs=runs, seed=seed)
     plus, minus = out[0::2], out[1::2]  # (directions, runs)
     per_run = np.einsum("dr,dp->rp", (plus - minus) / (2 * sigma), 1.0 / dirs) / directions
     g, g_se = _mean_se(per_run)
     v, v_se = _mean_se(out.mean(0))
     return Gradient(tuple(f"u{i}" for i in range(len(u))), float(v), float(v_se), g, g_se,
-                    int(horizon * runs * len(points)), per_run)
+                    int(spec.horizon * runs * len(points)), per_run)

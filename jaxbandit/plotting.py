@@ -199,12 +199,12 @@ def tuning_figure(tuned, grid=None, title=None, tuned_regret=None):
 
 
 def audit_figure(result, title=None):
-    """The empirical trade-off of an audit (`jaxbandit.privacy.audit.run`) against the least one its claim allows.
+    """The empirical trade-off of an audit (`jaxbandit.audit.montecarlo.run`) against the least one its claim allows.
 
     Left: type-II error β against type-I error α of the chosen score's threshold tests on the test trials (a
     mechanism keeps its claim iff every test lies on or above the claimed curve; points below it are what the lower
     bound measures). Right: the same near the origin, on log axes, where the bound is usually measured."""
-    from jaxbandit.privacy.audit import claimed_trade_off, trade_off_curve
+    from jaxbandit.audit.montecarlo import claimed_trade_off, trade_off_curve
     alpha, beta = trade_off_curve(result)
     grid = np.concatenate([np.geomspace(1e-6, 1e-2, 200), np.linspace(1e-2, 1, 400)])
     claim_label = (f"claimed ({result.claim:.4g}, {result.delta:.3g})-DP: f_ε,δ" if result.claim_kind == "epsilon"

@@ -36,8 +36,8 @@ def _jaxlib_version():
 
 def config_fingerprint(config: dict) -> str:
     """Hash of what determines the numbers (not of versions or timings)."""
-    keys = ("env", "env_params", "policy", "policy_params", "privatizer", "privatizer_params", "grid", "horizon",
-            "runs", "seed", "block", "record_times", "x64")
+    keys = ("env", "env_params", "policy", "policy_params", "policy_options", "privatizer", "privatizer_params",
+            "grid", "horizon", "runs", "seed", "block", "record_times", "x64", "simulator")
     blob = json.dumps({k: config.get(k) for k in keys}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
@@ -215,6 +215,7 @@ class Results:
         return dict(env=c["env"], policy=c["policy"], privatizer=c["privatizer"], env_params=c["env_params"],
                     policy_params=c["policy_params"], privatizer_params=c["privatizer_params"], grid=grid,
                     horizon=c["horizon"], runs=c["runs"], seed=c["seed"], record=np.asarray(c["record_times"]),
+                    **({"policy_options": c["policy_options"]} if c.get("policy_options") else {}),
                     **({"simulator": c["simulator"]} if "simulator" in c else {}))
 
 

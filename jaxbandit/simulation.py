@@ -1,16 +1,17 @@
 """Host drivers over the pure core: `simulate` (one configuration, many runs), `sweep` (a grid over any params
-leaves, one compilation) and `rerun` (a saved configuration again).
+leaves, one compilation), `run_spec` (a resolved `jaxbandit.spec.Spec`) and `rerun` (a saved configuration again).
 
 They take component objects or registry names (a name makes a saved result re-runnable from its configuration
-alone), validate every input on the host before anything is compiled (`jaxbandit.validation`), and run the
-engine's block function (`jaxbandit.engine`, the same one `rollout` runs) batched over runs and grid points,
-chunk by chunk: a progress bar on long work, an optional ``callback(partial_results)`` after each chunk for live
-plots, and an optional checkpoint file from which an interrupted run resumes at its last completed chunk.
+alone), resolve and validate every input once, on the host, before anything is compiled (`jaxbandit.spec`), and
+run the configuration's simulator: the engine's block function (`jaxbandit.engine`, the same one `rollout` runs)
+batched over runs and grid points, chunk by chunk — a progress bar on long work, an optional
+``callback(partial_results)`` after each chunk for live plots, and an optional checkpoint file from which an
+interrupted run resumes at its last completed chunk — or the epoch-by-epoch simulation (`jaxbandit.epochs`), in one
+piece.
 """
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 import os
 import sys
@@ -22,28 +23,32 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbandit import checks, prng, sharding, validation
-from jaxbandit.privacy import noise as privacy_noise
-from jaxbandit.sharding import device_mesh
+from jaxbandit import checks, sharding
+from jaxbandit import spec as specs
 from jaxbandit.engine import (BLOCK, RUNS_AXIS, UNROLL, EngineState, SimParams, batch_spec, init_state, make_advance,
                               record_slots, state_specs)
+from jaxbandit.random import threefry
 from jaxbandit.results import Results, config_fingerprint, environment_info, npz_problem
+from jaxbandit.sharding import device_mesh
+from jaxbandit.spec import Spec
 
-__all__ = ["simulate", "sweep", "rerun", "run_engine", "Interrupted", "checkpoint_path"]
+__all__ = ["simulate", "sweep", "run_spec", "rerun", "run_engine", "final_state", "run_keys", "Interrupted",
+           "checkpoint_path", "MAX_SEED"]
+
 
 def simulate(env, policy, *, privatizer="identity", env_params: Mapping | None = None,
-             policy_params: Mapping | None = None, privatizer_params: Mapping | None = None,
-             horizon: int, runs: int, seed: int = 0, **options) -> Results:
+             policy_params: Mapping | None = None, policy_options: Mapping | None = None,
+             privatizer_params: Mapping | None = None, horizon: int, runs: int, seed: int = 0, **options) -> Results:
     """Simulate one configuration ``runs`` times; see `sweep` for the options."""
     return sweep(env, policy, privatizer=privatizer, env_params=env_params, policy_params=policy_params,
-                 privatizer_params=privatizer_params, horizon=horizon, runs=runs, seed=seed, grid=None, **options)
+                 policy_options=policy_options, privatizer_params=privatizer_params, horizon=horizon, runs=runs,
+                 seed=seed, grid=None, **options)
 
 
 def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = None,
-          policy_params: Mapping | None = None, privatizer_params: Mapping | None = None, grid: Mapping | None,
-          horizon: int, runs: int, seed: int = 0, record: int | np.ndarray = 100, chunk_steps: int | None = None,
-          progress: bool | None = None, callback: Callable | None = None, checkpoint: str | None = None,
-          keep_checkpoint: bool = False, unroll: int = UNROLL, simulator: str = "steps", devices=None) -> Results:
+          policy_params: Mapping | None = None, policy_options: Mapping | None = None,
+          privatizer_params: Mapping | None = None, grid: Mapping | None, horizon: int, runs: int, seed: int = 0,
+          record: int | np.ndarray = 100, simulator: str = "steps", **options) -> Results:
     """Simulate a Cartesian grid of parameter values, ``runs`` runs each, in one compiled program.
 
     Args:
@@ -52,18 +57,50 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
       env_params, policy_params, privatizer_params: for a name, the keyword arguments of its ``make``
         (``envs.make``, the policy's and the privatizer's parameters); for an object, a Mapping of fields
         replacing its ``default_params`` or a complete params NamedTuple.
+      policy_options: a policy name's build-time options (e.g. ``{"release": "float"}`` for the papers' float
+        noise; `jaxbandit.policies.option_names`); a grid over them is one sweep per option.
       grid: ``{path: values}`` where path is ``"env.means"``, ``"policy.epsilon"``, ``"privatizer.epsilon"``...
         (dotted fields of the params NamedTuples) and values a list; a tuple of paths with a list of tuples
         sweeps them jointly (one axis), e.g. ``{("policy.b", "policy.c"): [(0, 1.0), (9, 10.0)]}``.
       horizon: T, steps per run. runs: independent runs per grid point. seed: root of every random draw.
-        Run r uses the key ``fold_in(jaxbandit.prng.key(seed), r)`` at every grid point (common random
+        Run r uses the key ``fold_in(jaxbandit.random.key(seed), r)`` at every grid point (common random
         numbers); its draws equal those of ``jax.random.key(seed)`` with non-partitionable Threefry.
       record: number of record times (half log-spaced, half even) or an explicit increasing array in [1, T].
+      simulator: ``"steps"`` (the engine, every policy) or ``"epochs"``: a phased elimination policy (``dp-rse``,
+        ``ldp-rse``) simulated epoch by epoch (`jaxbandit.epochs`), identity privatizer: the same law, another
+        random stream, no step-by-step policy (benchmarks/RESULTS.md has the speed-up); it runs in one piece, so
+        no progress, callback or checkpoint.
+      options: how to run it, `run_spec`'s: ``chunk_steps``, ``progress``, ``callback``, ``checkpoint``,
+        ``keep_checkpoint``, ``unroll``, ``devices``.
+
+    Returns:
+      `Results` with axes (*grid axes, run, t).
+
+    Raises:
+      ValueError: on invalid input, or a run that would not fit in memory (with the estimate and the largest
+      number of runs that fits), before any compilation; on a checkpoint that is not this configuration's.
+      FloatingPointError: if a regret comes out non-finite. Interrupted: on Ctrl-C.
+    """
+    spec = specs.resolve(env, policy, privatizer, env_params=env_params, policy_params=policy_params,
+                         policy_options=policy_options, privatizer_params=privatizer_params, horizon=horizon,
+                         record=record, grid=grid, simulator=simulator)
+    return run_spec(spec, runs=runs, seed=seed, **options)
+
+
+def run_spec(spec: Spec, *, runs: int, seed: int = 0, chunk_steps: int | None = None, progress: bool | None = None,
+             callback: Callable | None = None, checkpoint: str | None = None, keep_checkpoint: bool = False,
+             unroll: int = UNROLL, devices=None) -> Results:
+    """Simulate a resolved configuration (`jaxbandit.spec.resolve`) ``runs`` times at each of its points.
+
+    Args:
+      spec: the configuration, with a horizon.
+      runs, seed: as for `sweep`.
       chunk_steps: steps per streamed chunk (rounded down to blocks of 50, at least one block); default: sized by
         time, so that progress, callbacks and checkpoints come about every 2 s on the machine at hand (chunk
         lengths never change the numbers).
-      progress: show a progress bar over the steps (default: once the run has taken 3 s). Whatever its value, a
-        run with over a minute left prints one line with the estimated time left (stderr), from its first chunks.
+      progress: show a progress bar over the steps (default: once the run has taken 3 s, on a terminal). Whatever
+        its value, a run with over a minute left prints one line with the estimated time left (stderr), from its
+        first chunks.
       callback: called with the partial `Results` after every chunk (e.g. to redraw a live plot).
       checkpoint: file (.npz) to save the state after every chunk and to resume from if it exists with the same
         configuration; ``"auto"``: a file named by the configuration's fingerprint in `checkpoint_path`'s folder,
@@ -74,10 +111,6 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
       unroll: unroll factor of the inner scan (a speed knob). The engine's own sums have a fixed order
         (`jaxbandit.engine.ordered_sum`), so testbed20's numbers are the same for unroll 1 and 5; a component
         with a float reduction of its own (``jnp.sum`` over arms) may differ in its last bits between unrolls.
-      simulator: ``"steps"`` (the engine, every policy) or ``"epochs"``: a phased policy with a
-        ``Policy.phase_rollout`` (``dp-rse``, ``ldp-rse``: `jaxbandit.policies.heavy_tailed.elimination_rollout`)
-        simulated phase by phase, identity privatizer: the same law, another random stream, no step-by-step policy (benchmarks/RESULTS.md has
-        the speed-up); it runs in one piece, so no progress, callback or checkpoint.
       devices: the devices the batch (grid points × runs) is sharded over (`jaxbandit.sharding.choose_devices`):
         None (default) for all of `jax.devices()`, a number n for the first n, or a list of `jax.Device`. Each
         device simulates its slice of the runs; a run depends only on its key, so the numbers are the same bit for
@@ -85,53 +118,22 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
         one device unless configured before its first computation: `jaxbandit.use_cpu_devices` first (in a
         notebook, the first cell) gives one device per core, so that a sweep uses every core
         (benchmarks/RESULTS.md has the measured gain). The epoch simulator runs on the first device.
-
-    Returns:
-      `Results` with axes (*grid axes, run, t).
-
-    Raises:
-      ValueError: on invalid input, or a run that would not fit in memory (with the estimate and the largest
-      number of runs that fits), before any compilation; on a checkpoint that is not this configuration's.
-      FloatingPointError: if a regret comes out non-finite. Interrupted: on Ctrl-C.
     """
-    horizon, times = validation.horizon_and_records(horizon, record)
-    if simulator not in ("steps", "epochs"):
-        raise ValueError(f"simulator={simulator!r} must be 'steps' or 'epochs'")
-    if simulator == "epochs" and (callback is not None or checkpoint):
+    if spec.horizon is None:
+        raise ValueError("run_spec needs a spec with a horizon: jaxbandit.resolve(..., horizon=T)")
+    if spec.simulator == "epochs" and (callback is not None or checkpoint):
         raise ValueError("simulator='epochs' runs in one piece: it takes no callback or checkpoint")
     runs = checks.positive_int("runs", runs)
     seed = checks.positive_int("seed", seed, minimum=0, maximum=MAX_SEED)
     unroll = checks.positive_int("unroll", unroll)
     if chunk_steps is not None:
         checks.positive_int("chunk_steps", chunk_steps)
-    env_obj, pol_obj, priv_obj, base = validation.resolve(env, policy, privatizer, env_params=env_params,
-                                                          policy_params=policy_params,
-                                                          privatizer_params=privatizer_params)
-    axes, points = _grid_points(base, grid or {})
-    for point in points if axes else ():  # resolve checked the base point
-        validation.check(env_obj, pol_obj, priv_obj, point)
-    points = [validation.check_horizon(pol_obj, point, horizon) for point in points]
-
-    given = {"env": (env, env_params, base.env), "policy": (policy, policy_params, base.policy),
-             "privatizer": (privatizer, privatizer_params, base.privatizer)}
-    config = {}
-    for role, (component, kwargs, resolved) in given.items():
-        by_name = isinstance(component, str)
-        config[role] = component if by_name else component.name
-        # A name's keyword arguments re-create it; an object's resolved params say what ran.
-        config[f"{role}_params"] = _jsonable(dict(kwargs or {}) if by_name else resolved._asdict())
-    config.update({
-        "objects": [role for role, (component, _, _) in given.items() if not isinstance(component, str)],
-        "grid": [{"paths": list(paths), "values": _jsonable(values)} for paths, values in axes],
-        "horizon": horizon, "runs": runs, "seed": seed, "block": BLOCK, "record_times": times.tolist(),
-        **environment_info(),
-    })
-    if simulator != "steps":  # absent for the engine: older configurations keep their fingerprints
-        config["simulator"] = simulator
+    horizon, times = spec.horizon, spec.record_times
+    config = {**spec.config(runs, seed), **environment_info()}
     fingerprint = f"{config_fingerprint(config)}-unroll{unroll}"
     mesh = device_mesh(devices)  # checked before any compilation
     # What ran where: not in the fingerprint (the numbers do not depend on it); the epoch simulator uses one device.
-    config["devices"] = 1 if mesh is None or simulator == "epochs" else mesh.size
+    config["devices"] = 1 if mesh is None or spec.simulator == "epochs" else mesh.size
     if jax.process_count() > 1:
         config["processes"] = jax.process_count()
     if checkpoint == "auto":
@@ -140,19 +142,19 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
         checkpoint = sharding.process_file(checkpoint)  # each process saves the runs it simulates
     if checkpoint:
         checks.writable_file("checkpoint", checkpoint)
-    check_memory(env_obj, pol_obj, priv_obj, base, len(points) * runs, len(times), record_slots(times))
-    params = _stack(points, runs)
-    root = prng.key(seed)
-    run_keys = jnp.tile(jax.vmap(jax.random.fold_in, in_axes=(None, 0))(root, jnp.arange(runs)), len(points))
-
-    grid_shape = tuple(len(values) for _, values in axes)
+    check_memory(spec.env, spec.policy, spec.privatizer, spec.params, len(spec.points) * runs, len(times),
+                 record_slots(times))
+    params = spec.stacked(runs)
+    keys = jnp.tile(run_keys(seed, runs), len(spec.points))
+    grid_shape = spec.grid_shape
+    axes = spec.grid
 
     def to_results(pseudo, realized, counts, upto, seconds):
         shape = grid_shape + (runs,)
         return Results(
             t=times[:upto], pseudo_regret=np.moveaxis(pseudo[:upto], 0, -1).reshape(shape + (upto,)),
             regret=np.moveaxis(realized[:upto], 0, -1).reshape(shape + (upto,)),
-            counts=np.moveaxis(counts, 0, -1).reshape(shape + (env_obj.num_arms,)),
+            counts=np.moveaxis(counts, 0, -1).reshape(shape + (spec.env.num_arms,)),
             grid={",".join(p): list(v) for p, v in axes}, config=config, seconds=seconds)
 
     def describe(n):
@@ -161,9 +163,9 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
         at = ", ".join(f"{','.join(p)}={v[i]}" for (p, v), i in zip(axes, coords))
         return f"run {r}" + (f" at {at}" if at else "")
 
-    if simulator == "epochs":
-        return to_results(*_run_epochs(env_obj, pol_obj, priv_obj, params, run_keys, horizon, times, describe))
-    out = run_engine(env_obj, pol_obj, priv_obj, params, run_keys, horizon, times, chunk_steps=chunk_steps,
+    if spec.simulator == "epochs":
+        return to_results(*_run_epochs(spec, params, keys, describe))
+    out = run_engine(spec.env, spec.policy, spec.privatizer, params, keys, horizon, times, chunk_steps=chunk_steps,
                      progress=progress, checkpoint=checkpoint, fingerprint=fingerprint, describe=describe,
                      unroll=unroll, devices=devices, callback=None if callback is None else
                      lambda p, r, c, upto, sec: callback(to_results(p, r, c, upto, sec)))
@@ -173,6 +175,30 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
     elif checkpoint and keep_checkpoint:
         results.checkpoint = checkpoint
     return results
+
+
+def run_keys(seed: int, runs: int):
+    """The keys of runs 0..runs − 1 of ``seed``: ``fold_in(jaxbandit.random.key(seed), r)``."""
+    seed = checks.positive_int("seed", seed, minimum=0, maximum=MAX_SEED)
+    return jax.vmap(jax.random.fold_in, in_axes=(None, 0))(threefry.key(seed), jnp.arange(runs))
+
+
+def final_state(spec: Spec, runs: int, seed: int) -> EngineState:
+    """The engine's final state for every point of ``spec`` × run (batch axis last, point-major), runs keyed as in
+    `sweep` (run r has the same key at every point: common random numbers), with the spec's record times: the
+    gradient estimators' and the tuner's evaluation, without chunks or progress."""
+    times = spec.record_times
+    slots = record_slots(times)
+    keys = jnp.tile(run_keys(seed, runs), len(spec.points))
+    params = spec.stacked(runs)
+    state = init_state(spec.policy, params, spec.env.num_arms, len(times), slots, num_runs=len(spec.points) * runs)
+    n_full, tail = divmod(spec.horizon, BLOCK)
+    rec = jnp.asarray(times, jnp.int32)
+    for steps, blocks in ((BLOCK, n_full), (tail, 1 if tail else 0)):
+        if blocks:
+            state = make_advance(spec.env, spec.policy, spec.privatizer, steps, slots)(state, np.int32(blocks), keys,
+                                                                                       params, rec)
+    return state
 
 
 MAX_SEED = 2 ** 32 - 1  # JAX keys a seed by its low 32 bits unless x64 is on: larger seeds would repeat smaller ones
@@ -199,7 +225,7 @@ def check_memory(env, policy, privatizer, params: SimParams, num: int, n_records
     def nbytes(tree):
         return sum(int(np.prod(x.shape)) * np.dtype(x.dtype).itemsize for x in jax.tree.leaves(tree))
 
-    key = prng.key(0)
+    key = threefry.key(0)
     state = jax.eval_shape(lambda p: init_state(policy, p, env.num_arms, n_records, slots), params)
     noise = jax.eval_shape(lambda k, p: (env.draw(k, BLOCK, p.env), policy.draw(k, BLOCK, p.policy),
                                          privatizer.draw(k, BLOCK, p.privatizer)), key, params)
@@ -342,8 +368,6 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
     if checkpoint and os.path.exists(checkpoint) and not shared:
         state, elapsed = _load_checkpoint(checkpoint, state, fingerprint)
     rec = jnp.asarray(times, dtype=jnp.int32)
-    # The noise mode, fixed from the host's parameters (placed ones may live on other processes).
-    policy = privacy_noise.specialize(policy, params.policy)
     params = _pad_runs(params, pad)
     run_keys = jnp.concatenate([run_keys, jnp.repeat(run_keys[-1:], pad)]) if pad else run_keys
     state = _state_runs(state, lambda tree: _pad_runs(tree, pad))
@@ -420,19 +444,14 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
     return host(state.pseudo), host(state.realized), host(state.run.counts), n_rec, elapsed
 
 
-def _run_epochs(env, policy, privatizer, params: SimParams, run_keys, horizon: int, times: np.ndarray, describe):
-    """`run_engine`'s outputs from the policy's phase-by-phase simulation (params batched last)."""
-    if policy.phase_rollout is None:
-        raise ValueError(f"policy={policy.name!r} has no phase-by-phase simulation (Policy.phase_rollout): use "
-                         "simulator='steps'")
-    if privatizer.name != "identity":
-        raise ValueError(f"simulator='epochs' takes the identity privatizer (ldp-rse privatizes inside), got "
-                         f"{privatizer.name!r}")
-    run = policy.phase_rollout(env, horizon, times)
+def _run_epochs(spec: Spec, params: SimParams, keys, describe):
+    """`run_engine`'s outputs from the epoch-by-epoch simulation (`jaxbandit.epochs`; params batched last)."""
+    run = spec.rollout()
     t0 = time.perf_counter()
-    trace = jax.jit(jax.vmap(run, in_axes=(0, -1, -1)))(run_keys, params.env, params.policy)
+    trace = jax.jit(jax.vmap(run, in_axes=(0, -1)))(keys, params)
     pseudo, realized = np.asarray(trace.pseudo_regret).T, np.asarray(trace.regret).T
     seconds = time.perf_counter() - t0
+    times = spec.record_times
     for name, arr in (("pseudo-regret", pseudo), ("realized regret", realized)):
         bad = ~np.isfinite(arr)
         if bad.any():
@@ -485,91 +504,6 @@ def _duration(seconds: float) -> str:
         if seconds >= size:
             return f"{seconds / size:.1f} {unit}"
     return f"{seconds:.0f} s"
-
-
-def _grid_points(base: SimParams, grid: Mapping):
-    """Expand ``{path(s): values}`` into axes and the Cartesian product of params points."""
-    axes = []
-    for paths, values in grid.items():
-        paths = (paths,) if isinstance(paths, str) else tuple(paths)
-        values = list(values)
-        if not values:
-            raise ValueError(f"grid axis {','.join(paths)} has no values")
-        for p in paths:
-            _get(base, p)  # raises on unknown paths
-        if len(paths) > 1:
-            for v in values:
-                if not isinstance(v, (tuple, list)) or len(v) != len(paths):
-                    raise ValueError(f"grid axis {','.join(paths)} needs tuples of {len(paths)} values, got {v!r}")
-        axes.append((paths, values))
-    points = []
-    for combo in itertools.product(*[values for _, values in axes]):
-        p = base
-        for (paths, _), value in zip(axes, combo):
-            for path, v in zip(paths, value if len(paths) > 1 else (value,)):
-                p = _set(p, path, v)
-        points.append(p)
-    return axes, points
-
-
-def _split(path):
-    parts = path.split(".")
-    if parts[0] not in SimParams._fields or len(parts) < 2:
-        raise ValueError(f"grid path {path!r} must look like env.<field>, policy.<field> or privatizer.<field>")
-    return parts
-
-
-def _get(obj, path):
-    node = obj
-    for part in _split(path):
-        if part.isdigit() and isinstance(node, tuple):
-            node = node[int(part)]
-        elif part in getattr(node, "_fields", ()):
-            node = getattr(node, part)
-        else:
-            fields = getattr(node, "_fields", ())
-            raise ValueError(f"grid path {path!r}: no field {part!r} (valid: {', '.join(fields) or 'none'})")
-    return node
-
-
-def _set(obj, path, value):
-    parts = _split(path)
-
-    def rec(node, i):
-        part = parts[i]
-        if i == len(parts) - 1:
-            old = getattr(node, part) if not part.isdigit() else node[int(part)]
-            arr = checks.as_array(path, value, allow_inf=True)  # ranges: the component's validate
-            if arr.shape != np.shape(old):
-                raise ValueError(f"grid value for {path} has shape {arr.shape}, expected {np.shape(old)}")
-            new = jnp.asarray(arr, dtype=jnp.asarray(old).dtype)
-        else:
-            new = rec(getattr(node, part) if not part.isdigit() else node[int(part)], i + 1)
-        if part.isdigit():
-            items = list(node)
-            items[int(part)] = new
-            return type(node)(items) if not hasattr(node, "_fields") else type(node)(*items)
-        return node._replace(**{part: new})
-
-    return rec(obj, 0)
-
-
-def _stack(points, runs):
-    """Stack grid points and repeat each for its runs; the batch axis goes last: leaf (..., G*R)."""
-    stacked = jax.tree.map(lambda *xs: jnp.stack([jnp.asarray(x) for x in xs]), *points)
-    return jax.tree.map(lambda x: jnp.moveaxis(jnp.repeat(x, runs, axis=0), 0, -1), stacked)
-
-
-def _jsonable(value):
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, (np.ndarray, jax.Array)):
-        return np.asarray(value).tolist()
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
 
 
 CHECKPOINT_FORMAT, CHECKPOINT_VERSION = "jaxbandit-checkpoint", 2

@@ -1,13 +1,15 @@
 """Tune a policy's parameters by stochastic gradient descent (optax) on the simulated regret, under a privacy budget.
 
-The main case is modified Thompson sampling (seed 001, Algorithm 2) under a GDP budget η_B, or an (ε, δ) budget
-turned into one by `jaxbandit.privacy.gdp.eta_for`. Regret grows with the variance scale c, so the budget binds:
-c = c*(b), the smallest c ≥ 1 meeting it (`jaxbandit.privacy.thompson.min_scale`; the paper's accounting
-η = sqrt(T/(c(b+1))) or the tight one), which leaves one coordinate, u = log(b + 1) (the regret's U-shape in b
-spans orders of magnitude). b is an integer: the smoothed estimator rounds e^u − 1 at random (a uniform shared by
-both points of a pair) and puts every simulated point on the boundary exactly; the score estimator relaxes b as in
-`jaxbandit.gradients`. The answer is b rounded from the average of the last quarter of the iterates (Polyak–Ruppert)
-and c = c*(b), so (b, c) meets the budget exactly (η = η_B, or η < η_B where c*(b) is raised to 1).
+Under a budget (a GDP budget η_B, or an (ε, δ) budget turned into one exactly by `jaxbandit.accounting.gdp.eta_for`)
+the policy's own accountant (`jaxbandit.accounting.Accountant`) decides: its calibrated parameter sits on the
+budget's boundary (`Accountant.boundary_values`) and the one it leaves free (``Accountant.tuned``) is tuned. For
+modified Thompson sampling (seed 001, Algorithm 2) that is c = c*(b), the smallest c ≥ 1 meeting the budget (the
+paper's accounting η = sqrt(T/(c(b+1))) or the tight one, its ``accounting`` option), and b, in the coordinate
+u = log(b + 1) (the regret's U-shape in b spans orders of magnitude). b is an integer: the smoothed estimator
+rounds e^u − 1 at random (a uniform shared by both points of a pair) and puts every simulated point on the boundary
+exactly; the score estimator relaxes b as in `jaxbandit.gradients`. The answer is b rounded from the average of the
+last quarter of the iterates (Polyak–Ruppert) and its calibrated c (`Accountant.calibrate`), so (b, c) meets the
+budget exactly (η = η_B, or η < η_B where c*(b) is raised to 1).
 
 Any float parameter of a policy tunes the same way without a budget (``param=``), e.g. ε-greedy's ε, in the
 coordinate logit(ε) (bounded parameters) or log(x) (positive ones).
@@ -28,9 +30,10 @@ from typing import Callable, Mapping
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbandit import checks, gradients, validation
-from jaxbandit.privacy import gdp
-from jaxbandit.privacy import thompson as ts_privacy
+from jaxbandit import checks, gradients
+from jaxbandit import spec as specs
+from jaxbandit.accounting import gdp
+from jaxbandit.accounting.accountants import Budget
 from jaxbandit.simulation import MAX_SEED
 from jaxbandit.types import SimParams
 
@@ -93,7 +96,7 @@ class Tuned:
 
 
 def _budget(eta_budget, epsilon, delta):
-    """η_B from the budget as given; (η_B, δ for reporting ε, ε for reporting δ)."""
+    """η_B from the budget as given; (η_B, δ for reporting ε)."""
     if eta_budget is not None and (epsilon is not None or delta is not None):
         raise ValueError("give the budget either as eta_budget or as (epsilon, delta), not both")
     if eta_budget is not None:
@@ -105,65 +108,57 @@ def _budget(eta_budget, epsilon, delta):
         raise ValueError("an (epsilon, delta) budget needs both epsilon and delta")
     checks.in_range("epsilon", epsilon, 0.0, low_open=True, high_open=True)
     checks.in_range("delta", delta, 0.0, 1.0, low_open=True, high_open=True)
-    return float(gdp.eta_for(epsilon, delta)), float(delta)
+    import jax
+    with jax.enable_x64(True):  # the exact conversion, in float64
+        return float(gdp.eta_for(epsilon, delta)), float(delta)
 
 
 class _BudgetSpace:
-    """Modified TS on a GDP budget's boundary: u = log(b + 1), c = c*(b)."""
+    """A policy on a budget's boundary: its accountant's free parameter in u = log(x + 1), its calibrated one
+    on the boundary (modified TS: b and c = c*(b))."""
 
-    def __init__(self, eta_budget, horizon, num_arms, tight):
-        self.eta_budget, self.horizon, self.num_arms, self.tight = eta_budget, horizon, num_arms, tight
-        self.b_max = math.ceil(horizon / num_arms) - 1  # b·K < T: at least one sampled round
+    def __init__(self, spec, budget: Budget):
+        self.spec, self.budget = spec, budget
+        self.accountant = spec.policy.accountant
+        self.free, free_range = self.accountant.tuned
+        self.calibrated = self.accountant.calibrated
+        self.horizon, self.num_arms = spec.horizon, spec.env.num_arms
+        self.b_max = int(free_range(self.horizon, self.num_arms)[1])
         self.bounds = (0.0, math.log(self.b_max + 1))
-        self.names = ("b", "c")
+        self.names = (self.free, self.calibrated)
 
     def c_star(self, b):
-        rounds = max(self.horizon - b * self.num_arms, 0.0) if self.tight else self.horizon
-        floor = (max(b, 1.0) + 1) if self.tight else b + 1.0
-        return max(rounds / (self.eta_budget ** 2 * floor), 1.0)
+        """The calibrated parameter on the boundary at a (relaxed) value ``b`` of the free one (float64)."""
+        params = self.spec.params.policy._replace(**{self.free: b})
+        return float(self.accountant.boundary_values(params, self.horizon, self.num_arms, self.budget)[
+            self.calibrated])
 
     def c_star_slope(self, b):
-        """dc*/db (0 where c* is raised to 1)."""
-        if self.c_star(b) <= 1.0:
-            return 0.0
-        if not self.tight:
-            return -self.horizon / (self.eta_budget ** 2 * (b + 1.0) ** 2)
-        floor = max(b, 1.0) + 1
-        rounds = self.horizon - b * self.num_arms
-        dfloor = 1.0 if b > 1 else 0.0
-        return (-self.num_arms * floor - rounds * dfloor) / (self.eta_budget ** 2 * floor ** 2)
+        """dc*/db by a central difference of the boundary (0 where c* is flat, e.g. raised to its floor)."""
+        h = 1e-4 * max(1.0, b)
+        lo = max(b - h, 0.0)
+        return (self.c_star(b + h) - self.c_star(lo)) / (b + h - lo)
 
     def beta(self, u):
         return float(np.clip(math.expm1(float(u[0])), 0.0, self.b_max))
 
     def values(self, u, rounding):
         b = min(math.floor(self.beta(u) + rounding), self.b_max)
-        return {"b": b, "c": self.c_star(b)}
+        return {self.free: b, self.calibrated: self.c_star(b)}
 
     def describe(self, u):
         beta = self.beta(u)
-        return {"b": beta, "c": self.c_star(beta)}
+        return {self.free: beta, self.calibrated: self.c_star(beta)}
 
     def final(self, u):
+        """The answer: the rounded free parameter, the calibrated one as stored, meeting the budget
+        (`Accountant.calibrate`)."""
         b = int(round(self.beta(u)))
-        c = self.c_star(b)
-        # c as stored in float32 must not put η above the budget, in float64 or in the library's float32: step it
-        # up by ulps until both agree (η = sqrt(rounds/(c·floor)) falls as c grows)
-        c32 = np.float32(c)
-        while self.eta64(b, c32) > self.eta_budget or float(ts_privacy.eta(
-                b, c32, self.horizon, num_arms=self.num_arms, tight=self.tight)) > self.eta_budget:
-            c32 = np.nextafter(c32, np.float32(np.inf))
-        return {"b": b, "c": float(c32)}
+        params = self.spec.params.policy._replace(**{self.free: jnp.asarray(b, jnp.int32)})
+        calibrated = self.accountant.calibrate(params, self.horizon, self.num_arms, self.budget)
+        return {self.free: b, self.calibrated: float(getattr(calibrated, self.calibrated))}
 
-    def eta64(self, b, c):
-        """η of (b, c) in float64 (`jaxbandit.privacy.thompson.eta`'s formula: seed 001 Lemma 5, or the tight one)."""
-        rounds = max(self.horizon - b * self.num_arms, 0.0) if self.tight else float(self.horizon)
-        floor = (max(b, 1.0) + 1) if self.tight else b + 1.0
-        return math.sqrt(rounds / (float(c) * floor))
-
-    def score_at(self, u):
-        beta = self.beta(u)
-        return {"b": beta, "c": self.c_star(beta)}
+    score_at = describe
 
     def chain(self, u):
         """Weights w with d/du = (∂/∂b, ∂/∂c) · w at c = c*(β): (∂_b + ∂_c c*'(β)) (β + 1)."""
@@ -203,29 +198,36 @@ class _ParamSpace:
                           else x - self.low]])
 
 
-def _setup(env, policy, env_params, policy_params, privatizer, privatizer_params, eta_budget, epsilon, delta,
-           accounting, param, bounds, horizon, init):
-    """Validated components, base params, the coordinate space, η_B and the δ to report, u0."""
+def _setup(env, policy, env_params, policy_params, policy_options, privatizer, privatizer_params, eta_budget,
+           epsilon, delta, accounting, param, bounds, horizon, init):
+    """The resolved spec (once), the coordinate space, the budget, the δ to report, u0."""
     horizon = checks.positive_int("horizon", horizon)
     checks.known_name("accounting", accounting, ACCOUNTINGS)
     eta_b, report_delta = _budget(eta_budget, epsilon, delta)
-    env_o, pol_o, priv_o, base = validation.resolve(env, policy, privatizer, env_params=env_params,
-                                                    policy_params=policy_params, privatizer_params=privatizer_params)
-    K = env_o.num_arms
+    options = dict(policy_options or {})
+    if isinstance(policy, str) and "accounting" in _option_names(policy):
+        options.setdefault("accounting", accounting)
+    elif accounting != "paper":
+        raise ValueError(f"accounting={accounting!r} is an option of the private Thompson policies; policy "
+                         f"{getattr(policy, 'name', policy)!r} has none")
+    spec = specs.resolve(env, policy, privatizer, env_params=env_params, policy_params=policy_params,
+                         policy_options=options, privatizer_params=privatizer_params, horizon=horizon)
+    pol_o, base = spec.policy, spec.params
     if eta_b is not None:
-        if pol_o.name != "modified-thompson":
-            raise ValueError(f"a privacy budget tunes modified-thompson's (b, c); policy {pol_o.name!r} has no "
-                             "GDP accounting here: tune one of its parameters with param= and no budget")
-        if param not in (None, "b"):
-            raise ValueError(f"under a budget the tuned parameter is b (c follows the budget), got param={param!r}")
-        fixed = sorted(set(policy_params or {}) & {"b", "c"})
+        accountant = pol_o.accountant
+        if accountant is None or accountant.calibrated is None or accountant.tuned is None:
+            raise ValueError(f"a privacy budget tunes a policy whose accountant calibrates one parameter to it and "
+                             f"leaves another free (modified-thompson: b, with c = c*(b)); policy {pol_o.name!r} has "
+                             "no such accountant: tune one of its parameters with param= and no budget")
+        free, calibrated = accountant.tuned[0], accountant.calibrated
+        if param not in (None, free):
+            raise ValueError(f"under a budget the tuned parameter is {free} ({calibrated} follows the budget), got "
+                             f"param={param!r}")
+        fixed = sorted(set(policy_params or {}) & {free, calibrated})
         if fixed:
-            raise ValueError(f"policy_params fixes {', '.join(fixed)}, which the tuner sets under a budget (b tuned, "
-                             "c = c*(b)): leave them out")
-        if K >= horizon:
-            raise ValueError(f"horizon={horizon} leaves no sampled round after one pre-pull of each of {K} arms: "
-                             f"need horizon > {K}")
-        space = _BudgetSpace(eta_b, horizon, K, accounting == "tight")
+            raise ValueError(f"policy_params fixes {', '.join(fixed)}, which the tuner sets under a budget ({free} "
+                             f"tuned, {calibrated} on the budget's boundary): leave them out")
+        space = _BudgetSpace(spec, Budget(mu=eta_b))
         if init is not None:
             checks.in_range("init", init, 0.0, space.b_max)
         u0 = math.log1p(init) if init is not None else sum(space.bounds) / 2
@@ -253,7 +255,12 @@ def _setup(env, policy, env_params, policy_params, privatizer, privatizer_params
         else:  # the policy's value where it lies inside the range, else the range's middle (logit 0) or low + 1
             u0 = space.to_u(current) if low < current < high else 0.0
 
-    return env_o, pol_o, priv_o, base, space, eta_b, report_delta, u0
+    return spec, space, eta_b, report_delta, u0
+
+
+def _option_names(name):
+    from jaxbandit import policies
+    return policies.option_names(name)
 
 
 def _point(base, space):
@@ -265,7 +272,8 @@ def _point(base, space):
 
 
 def tune(env, policy="modified-thompson", *, env_params: Mapping | None = None, policy_params: Mapping | None = None,
-         privatizer=None, privatizer_params: Mapping | None = None, eta_budget: float | None = None,
+         policy_options: Mapping | None = None, privatizer=None, privatizer_params: Mapping | None = None,
+         eta_budget: float | None = None,
          epsilon: float | None = None, delta: float | None = None, accounting: str = "paper",
          param: str | None = None, bounds: tuple | None = None, horizon: int, runs: int = 32, steps: int = 40,
          seed: int = 0, estimator: str = "smoothed", sigma: float = 0.15, learning_rate: float = 0.25,
@@ -273,11 +281,12 @@ def tune(env, policy="modified-thompson", *, env_params: Mapping | None = None, 
     """Tune a policy's parameters by gradient on the simulated regret (module docstring).
 
     Args:
-      env, env_params, policy, policy_params, privatizer, privatizer_params: as for `jaxbandit.simulate`.
+      env, env_params, policy, policy_params, policy_options, privatizer, privatizer_params: as for
+        `jaxbandit.simulate`.
       eta_budget: a GDP budget η_B (modified-thompson: tunes b with c = c*(b) on the budget's boundary).
-      epsilon, delta: an (ε, δ)-DP budget instead, converted to η_B = `gdp.eta_for` (ε, δ).
+      epsilon, delta: an (ε, δ)-DP budget instead, converted exactly to η_B = `gdp.eta_for` (ε, δ).
       accounting: ``"paper"`` (η = sqrt(T/(c(b+1))), seed 001 Lemma 5) or ``"tight"``
-        (`jaxbandit.privacy.thompson` module docstring).
+        (`jaxbandit.accounting.thompson` module docstring): the private Thompson policies' ``accounting`` option.
       param: the parameter to tune without a budget (default "b" for modified-thompson with a budget; required
         otherwise), e.g. ``"epsilon"`` of epsilon-greedy. bounds: its range (default (0, 1) for ``"epsilon"``,
         else (0, inf)).
@@ -306,19 +315,16 @@ def tune(env, policy="modified-thompson", *, env_params: Mapping | None = None, 
     checks.known_name("estimator", estimator, ESTIMATORS)
     checks.in_range("sigma", sigma, 0.0, low_open=True, high_open=True)
     checks.in_range("learning_rate", learning_rate, 0.0, low_open=True, high_open=True)
-    env_o, pol_o, priv_o, base, space, eta_b, report_delta, u0 = _setup(
-        env, policy, env_params, policy_params, privatizer, privatizer_params, eta_budget, epsilon, delta, accounting,
-        param, bounds, horizon, init)
-    horizon = int(horizon)
-    K = env_o.num_arms
+    spec, space, eta_b, report_delta, u0 = _setup(
+        env, policy, env_params, policy_params, policy_options, privatizer, privatizer_params, eta_budget, epsilon,
+        delta, accounting, param, bounds, horizon, init)
+    horizon, K, pol_o, base = spec.horizon, spec.env.num_arms, spec.policy, spec.params
     if estimator == "score" and pol_o.log_prob is None:
         raise ValueError(f"estimator='score' needs the policy's log_prob, which {pol_o.name!r} does not expose: use "
                          "estimator='smoothed'")
 
     point = _point(base, space)
-    # check the first point before anything compiles
-    first = point(np.array([u0]), 0.5)
-    validation.check(env_o, pol_o, priv_o, first)
+    spec.with_points([point(np.array([u0]), 0.5)])  # check the first point before anything compiles
 
     schedule = optax.cosine_decay_schedule(learning_rate, steps, alpha=0.1)
     opt = optax.adam(schedule)
@@ -330,14 +336,12 @@ def tune(env, policy="modified-thompson", *, env_params: Mapping | None = None, 
         here = np.asarray(u, np.float64)
         step_seed = int(seeds[i]) % (MAX_SEED + 1)
         if estimator == "smoothed":
-            g = gradients.smoothed_gradient(env_o, pol_o, priv_o, base, point, here, sigma=sigma, horizon=horizon,
-                                            runs=runs, seed=step_seed, rng=np.random.default_rng(step_seed))
+            g = gradients.smoothed_gradient(spec, point, here, sigma=sigma, runs=runs, seed=step_seed,
+                                            rng=np.random.default_rng(step_seed))
             grad, grad_se = g.grad, g.grad_se
         else:
             at = space.score_at(here)
-            g = gradients.score_gradient(env_o, pol_o, priv_o, at=at, env_params=base.env, policy_params=base.policy,
-                                         privatizer_params=base.privatizer, horizon=horizon, runs=runs,
-                                         seed=step_seed)
+            g = gradients.score_gradient(spec, at=at, runs=runs, seed=step_seed)
             samples = g.samples @ space.chain(here)
             grad, grad_se = samples.mean(0), samples.std(0, ddof=1) / math.sqrt(len(samples))
         spent += g.agent_steps
@@ -358,19 +362,19 @@ def tune(env, policy="modified-thompson", *, env_params: Mapping | None = None, 
     final_u = np.mean(iterates[-max(1, len(iterates) // 4):], axis=0)  # the last quarter: past Adam's overshoot
     params = space.final(final_u)
     eta = eps = dlt = None
-    if eta_b is not None:
-        import jax
-        with jax.enable_x64(True):  # report δ as given (1e-6, not float32's 9.99999997e-07) and ε in float64
-            g = ts_privacy.guarantee(params["b"], params["c"], horizon, num_arms=K, tight=accounting == "tight",
-                                     **({"delta": report_delta} if report_delta is not None else {}))
-            eta, eps, dlt = float(g.eta), float(g.epsilon), float(g.delta)
-    config = {"env": env if isinstance(env, str) else env_o.name, "env_params": _plain(env_params),
-              "policy": pol_o.name, "policy_params": _plain(policy_params),
-              "privatizer": privatizer if isinstance(privatizer, str) or privatizer is None else priv_o.name,
+    if eta_b is not None:  # the claim of the answer, from the policy's accountant (float64)
+        answer = base.policy._replace(**{k: jnp.asarray(v, getattr(base.policy, k).dtype) for k, v in params.items()})
+        claim = pol_o.accountant.guarantee(answer, horizon, K)
+        dlt = 1e-6 if report_delta is None else report_delta
+        eta, eps = claim.mu, claim.epsilon_at(dlt)
+    config = {"env": env if isinstance(env, str) else spec.env.name, "env_params": _plain(env_params),
+              "policy": pol_o.name, "policy_params": _plain(policy_params), "policy_options": dict(pol_o.options),
+              "privatizer": privatizer if isinstance(privatizer, str) or privatizer is None else spec.privatizer.name,
               "eta_budget": eta_b, "budget_epsilon": epsilon, "budget_delta": delta, "accounting": accounting,
-              "param": "b" if eta_b is not None else param, "horizon": horizon, "runs": runs, "steps": steps,
+              "param": space.names[0], "horizon": horizon, "runs": runs, "steps": steps,
               "seed": seed, "estimator": estimator, "sigma": sigma, "learning_rate": learning_rate,
-              "init": init, "final_u": float(final_u[0])}
+              "init": init, "final_u": float(final_u[0]),
+              "range": [0, space.b_max] if eta_b is not None else [space.low, space.high]}
     return Tuned(params, eta, eps, dlt, int(spent), trace, config, time.perf_counter() - t0)
 
 
@@ -415,15 +419,15 @@ class Grid:
                 f"{self.se[i]:.2g}; {self.agent_steps:.3g} agent-steps)")
 
 
-def grid(env, policy="modified-thompson", *, values, env_params=None, policy_params=None, privatizer=None,
-         privatizer_params=None, eta_budget=None, epsilon=None, delta=None, accounting="paper", param=None,
-         bounds=None, horizon: int, runs: int = 200, seed: int = 0) -> Grid:
+def grid(env, policy="modified-thompson", *, values, env_params=None, policy_params=None, policy_options=None,
+         privatizer=None, privatizer_params=None, eta_budget=None, epsilon=None, delta=None, accounting="paper",
+         param=None, bounds=None, horizon: int, runs: int = 200, seed: int = 0) -> Grid:
     """Simulate the pseudo-regret at the horizon at every value of b (c = c*(b) on the budget's boundary) or of
     ``param``, ``runs`` runs each with common random numbers across the grid: the exhaustive search `tune` is
     checked against. Arguments as for `tune`; ``values`` the grid (b: integers in [0, b_max])."""
-    env_o, pol_o, priv_o, base, space, eta_b, _, _ = _setup(
-        env, policy, env_params, policy_params, privatizer, privatizer_params, eta_budget, epsilon, delta, accounting,
-        param, bounds, horizon, None)
+    spec, space, eta_b, _, _ = _setup(
+        env, policy, env_params, policy_params, policy_options, privatizer, privatizer_params, eta_budget, epsilon,
+        delta, accounting, param, bounds, horizon, None)
     runs = checks.positive_int("runs", runs, minimum=2)
     seed = checks.positive_int("seed", seed, minimum=0, maximum=MAX_SEED)
     values = np.asarray(values, np.float64)
@@ -437,11 +441,8 @@ def grid(env, policy="modified-thompson", *, values, env_params=None, policy_par
     else:
         checks.in_range("values", values, space.low, space.high, low_open=True, high_open=True)
         us = [np.array([space.to_u(v)]) for v in values]
-    point = _point(base, space)
+    point = _point(spec.params, space)
     points = [point(u, 0.5) for u in us]  # 0.5: round to nearest (e^log1p(b) − 1 may fall below b)
-    for p in points:
-        validation.check(env_o, pol_o, priv_o, p)
-    points = [validation.check_horizon(pol_o, p, int(horizon)) for p in points]
     params = [space.values(u, 0.5) for u in us]
-    regret = gradients.final_regret(env_o, pol_o, priv_o, points, runs=runs, seed=seed, horizon=int(horizon))
-    return Grid(values, params, regret, int(horizon) * runs * len(points))
+    regret = gradients.final_regret(spec, points, runs=runs, seed=seed)
+    return Grid(values, params, regret, spec.horizon * runs * len(points))

@@ -81,6 +81,8 @@ class Privatizer(NamedTuple):
       default_params: parameters.
       reward_range: the rewards it accepts, ``(low, high)`` (``None``: any).
       output_range: the observations it emits, ``(low, high)`` (``None``: those it was given).
+      accountant: its privacy claim (`jaxbandit.accounting.Accountant`: ε-LDP of each report), or ``None`` (the
+        identity channel).
     """
 
     name: str
@@ -90,6 +92,7 @@ class Privatizer(NamedTuple):
     default_params: Params
     reward_range: tuple | None = None
     output_range: tuple | None = None
+    accountant: Any = None
 
     def __repr__(self) -> str:
         return (f"Privatizer(name={self.name!r}, default_params={summarize(self.default_params)}, "
@@ -97,7 +100,7 @@ class Privatizer(NamedTuple):
 
 
 class Policy(NamedTuple):
-    """A bandit policy as three pure functions of a per-run state.
+    """A bandit policy as three pure functions of a per-run state, built by a factory ``(num_arms, **options)``.
 
     Attributes:
       name: registry name.
@@ -106,22 +109,20 @@ class Policy(NamedTuple):
       draw: ``(key, steps, params) -> noise``; ``select`` and ``update`` of one step share its slice.
       select: ``(rng: StepRandom, state, params) -> int32 arm``.
       update: ``(rng: StepRandom, state, arm, observation, params) -> state``.
-      validate: host-side parameter check.
-      default_params: parameters.
+      validate: ``(params, horizon=None) -> None``, host side: raise ``ValueError`` naming the parameter, its value
+        and the valid range; with a ``horizon`` T also what cannot run within T (and warn for what runs but
+        degenerates). Horizon-dependent parameters are bound (``bind_horizon``) before it sees a horizon.
+      default_params: parameters (every numeric hyperparameter: traced, so a grid over them is one compilation).
       reward_range: the observations it needs, ``(low, high)`` (``None``: any real number).
-      check_horizon: ``(params, horizon) -> None`` host-side check of parameters against the horizon T (raise
-        ``ValueError`` for what cannot run, warn for what runs but degenerates), or ``None``.
+      accountant: its privacy claim (`jaxbandit.accounting.Accountant`), or ``None`` for a non-private policy.
+      options: the build-time choices it was made with (the factory's keyword arguments, e.g. ``{"release":
+        "float"}``): implementation choices that change what is compiled, never traced numbers. Saved
+        configurations record them; a grid over them is a list of policies.
+      bind_horizon: ``(params, horizon) -> params``: the parameters a run decides (the T known to the algorithm,
+        β = 1/T) where ``params`` leaves them ``None``; jittable. ``None`` for a policy that has none.
       log_prob: ``(state, arm, params) -> float`` log P(``select`` returns ``arm`` | ``state``) over the step's
         randomness, differentiable in the float fields of ``params``, or ``None``. The score-function gradients of
         `jaxbandit.gradients` (and ``jaxbandit.tune(estimator="score")``) need it.
-      bind_horizon: ``(params, horizon) -> params`` fills the parameters that depend on the horizon T (e.g.
-        DP-FTPL-New's T, whose default 0 means the run's), applied by `rollout` and the drivers before a run;
-        jittable (params may be traced), or ``None``.
-      privacy: ``(params, horizon) -> Claim`` host-side: the privacy guarantee its paper proves for these
-        parameters (``jaxbandit privacy`` prints it), or ``None``.
-      phase_rollout: ``(env, horizon, record_times) -> run(key, env_params, params)``, a simulation of whole phases
-        without stepping every round (same law as the policy under the engine; ``sweep(simulator="epochs")``
-        runs it), or ``None``. ``run`` returns at least ``pseudo_regret``, ``regret`` and ``counts`` as `Trace`.
     """
 
     name: str
@@ -133,34 +134,15 @@ class Policy(NamedTuple):
     validate: Callable
     default_params: Params
     reward_range: tuple | None = None
-    check_horizon: Callable | None = None
-    log_prob: Callable | None = None
+    accountant: Any = None
+    options: Any = ()
     bind_horizon: Callable | None = None
-    privacy: Callable | None = None
-    phase_rollout: Callable | None = None
+    log_prob: Callable | None = None
 
     def __repr__(self) -> str:
-        return (f"Policy(name={self.name!r}, num_arms={self.num_arms}, default_params="
+        options = "".join(f", {k}={v!r}" for k, v in dict(self.options).items())
+        return (f"Policy(name={self.name!r}, num_arms={self.num_arms}{options}, default_params="
                 f"{summarize(self.default_params)}, reward_range={self.reward_range})")
-
-
-class Claim(NamedTuple):
-    """A privacy guarantee as a paper states it: (ε, δ) in the sense of ``notion``, proved by ``source``.
-
-    Attributes:
-      epsilon, delta: the levels (Python floats).
-      notion: what is protected, in which definition (e.g. "one-step (ε, δ)-DP of each arm choice, Wang & Zhu
-        2024 Def. 1").
-      source: the result that proves it, with the paper (e.g. "Lemma 8 with Lemma 15").
-    """
-
-    epsilon: float
-    delta: float
-    notion: str
-    source: str
-
-    def __repr__(self) -> str:
-        return f"Claim(epsilon={self.epsilon:.6g}, delta={self.delta:.6g}, notion={self.notion!r})"
 
 
 class SimParams(NamedTuple):
@@ -210,5 +192,9 @@ def no_draw(key, steps, params):
     return None
 
 
-def no_validate(params):
-    del params
+def no_validate(params, horizon=None):
+    del params, horizon
+
+
+IDENTITY = Privatizer(name="identity", draw=no_draw, apply=lambda rng, arm, reward, params: reward,
+                      validate=no_validate, default_params=EmptyParams())  # no privacy: the learner sees the reward

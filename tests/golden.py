@@ -69,13 +69,19 @@ POLICY_CASES = {
     "uniform": ("bernoulli", {"means": MEANS4}, {}, "identity", {}, HORIZON),
 }
 
-# Policies with Laplace releases or Gaussian draws: their recorded cases run the float draw (noise = 0, the numbers
-# recorded before the floating-point-safe draws became the default, bit for bit); the defaults have cases of their own.
+# Policies with Laplace releases or Gaussian draws: their recorded cases run the float draw (the build-time option
+# release="float", the numbers recorded before the floating-point-safe draws became the default, bit for bit; until
+# 0.4 it was the numeric parameter noise = 0); the defaults have cases of their own ("policy-discrete/...").
 NOISE_POLICIES = ("dp-ucb-bound", "dp-ucb", "dp-ucb-int", "dp-se", "dp-rucb", "dp-rse", "ldp-rse", "lazy-ucb",
                   "gaussian-thompson", "modified-thompson", "dp-ftpl-gauss")
+FLOAT = {"release": "float"}
 DISCRETE_CASES = {name: POLICY_CASES[name] for name in NOISE_POLICIES}
-POLICY_CASES = {name: (c[0], c[1], {**c[2], "noise": 0}, *c[3:]) if name in NOISE_POLICIES else c
-                for name, c in POLICY_CASES.items()}
+
+
+def options(key: str) -> dict:
+    """The policy options of the golden case ``key`` (``"policy/NAME"`` of a noise policy: the float release)."""
+    kind, name = key.split("/")
+    return FLOAT if kind == "policy" and name in NOISE_POLICIES else {}
 
 PRIVATIZER_CASES = {
     "identity": {},
@@ -97,7 +103,7 @@ ENV_CASES = {
     "testbed20": {},
 }
 
-SWEEP = dict(env="bernoulli", env_params={"means": MEANS4}, policy="modified-thompson", policy_params={"noise": 0},
+SWEEP = dict(env="bernoulli", env_params={"means": MEANS4}, policy="modified-thompson", policy_options=FLOAT,
              privatizer="linear",
              grid={("policy.b", "policy.c"): [(0, 1.0), (5, 2.0)], "privatizer.epsilon": [0.5, 2.0]},
              horizon=HORIZON, runs=RUNS, seed=SEED)
@@ -108,7 +114,8 @@ def cases():
     out = {}
     for name, (env, ep, pp, priv, qp, horizon) in POLICY_CASES.items():
         out[f"policy/{name}"] = dict(env=env, env_params=ep, policy=name, policy_params=pp, privatizer=priv,
-                                     privatizer_params=qp, horizon=horizon, runs=RUNS, seed=SEED, grid=None)
+                                     privatizer_params=qp, horizon=horizon, runs=RUNS, seed=SEED, grid=None,
+                                     policy_options=options(f"policy/{name}"))
     for name, (env, ep, pp, priv, qp, horizon) in DISCRETE_CASES.items():
         out[f"policy-discrete/{name}"] = dict(env=env, env_params=ep, policy=name, policy_params=pp, privatizer=priv,
                                               privatizer_params=qp, horizon=horizon, runs=RUNS, seed=SEED, grid=None)
@@ -166,6 +173,7 @@ def _contract_values(key, kwargs):
     env_o, pol_o, priv_o, params = jb.resolve(kwargs["env"], kwargs["policy"], kwargs.get("privatizer", "identity"),
                                               env_params=kwargs.get("env_params"),
                                               policy_params=kwargs.get("policy_params"),
+                                              policy_options=kwargs.get("policy_options"),
                                               privatizer_params=kwargs.get("privatizer_params"))
     res = jb.simulate(env=env_o, policy=pol_o, privatizer=priv_o, env_params=params.env, policy_params=params.policy,
                       privatizer_params=params.privatizer, horizon=CONTRACT_HORIZONS.get(key.split("/")[1], HORIZON),

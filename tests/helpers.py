@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 from scipy import stats
 
-from jaxbandit import prng
+from jaxbandit.random import threefry
 from jaxbandit.types import StepRandom
 
 ALPHA = 1e-6                                   # false-alarm rate of every statistical assertion
@@ -20,7 +20,7 @@ def ks_threshold(n):
 
 def sample_env(env, params, arm, n, seed=0):
     """n rewards of ``arm`` drawn exactly as the engine draws them (block noise + per-step keys)."""
-    key = prng.key(seed)
+    key = threefry.key(seed)
     noise = env.draw(key, n, params)
 
     @jax.jit

@@ -1,4 +1,4 @@
-"""Privacy audits (`jaxbandit.privacy.audit`, `jaxbandit.privacy.components`, `jaxbandit audit`): the
+"""Privacy audits (`jaxbandit.audit.montecarlo`, `jaxbandit.audit.components`, `jaxbandit audit`): the
 Clopper–Pearson arithmetic against scipy, the held-out event selection, every component's audit (never above its
 claim; within a stated fraction of it for the tight mechanisms), every planted bug flagged, and the command line."""
 import json
@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from jaxbandit import cli, policies
-from jaxbandit.privacy import audit, components
+from jaxbandit.audit import components, montecarlo as audit
 
 BUG_TRIALS = 20_000    # planted bugs are flagged by far: a tenth of the default size keeps the suite quick
 QUICK_TRIALS = 20_000  # the default suite's audits of components without a tightness target
@@ -180,7 +180,7 @@ def test_dp_se_exact_level_matches_frequencies():
 def test_make_rejects_unknown_bugs_and_parameters():
     with pytest.raises(ValueError, match=r"bug='no-clamp' is not a planted bug of audit 'tree-counter'"):
         components.make("tree-counter", bug="no-clamp")
-    valid = r"\['epsilon', 'sensitivity', 'items', 'noise'\]"
+    valid = r"\['epsilon', 'sensitivity', 'items', 'release'\]"
     with pytest.raises(ValueError, match=r"has no parameter foo; valid: " + valid):
         components.make("tree-counter", foo=1)
     with pytest.raises(ValueError, match=r"epsilon=0 .*outside the valid range"):
@@ -192,7 +192,7 @@ def test_make_rejects_unknown_bugs_and_parameters():
 @pytest.mark.parametrize("name", ["dp-se", "lazy-ucb", "dp-ucb", "dp-ucb-bound", "dp-ucb-int"])
 def test_baselines_state_their_claims(name):
     policy, params = policies.make(name, 3)
-    claim = policy.privacy(params, 10**5)
+    claim = policy.accountant.guarantee(params, 10**5, 3)
     assert claim.epsilon > 0 and claim.source
     if name == "dp-ucb-int":  # advanced composition at the paper's δ = e^-10 (module docstring: about 16)
         assert claim.delta == pytest.approx(math.exp(-10)) and 10 < claim.epsilon < 25

@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 import jaxbandit as jb
-from jaxbandit import engine, envs, policies, privatizers, prng
+from jaxbandit import engine, envs, policies, privatizers
+from jaxbandit.random import threefry
 from tests import golden
 
 HORIZON, RUNS, SEED = 100, 3, 5
@@ -34,9 +35,9 @@ def _reversed(tree, num_arms=None):
 
 def _alternative(component, params, num_arms):
     """Other valid values of a component's params, made as a user makes them (`checks.with_params`): scalars from
-    its defaults, per-arm leaves reversed. The ``noise`` mode is kept: each mode compiles on its own
-    (`jaxbandit.privacy.noise.specialize`), other values must not."""
-    fields = {f: p if np.ndim(p) or f == "noise" else d
+    its defaults, per-arm leaves reversed; a value set where the default leaves it to the run (``None``: the T known
+    to the policy) is kept, so that the params keep their structure."""
+    fields = {f: p if np.ndim(p) or d is None else d
               for f, p, d in zip(params._fields, params, component.default_params)}
     return _reversed(jb.checks.with_params(component, **fields), num_arms)
 
@@ -44,15 +45,16 @@ def _alternative(component, params, num_arms):
 def check_contract(key, env, policy, privatizer="identity", env_params=None, policy_params=None,
                    privatizer_params=None, horizon=HORIZON):
     env_o, pol_o, priv_o, params = jb.resolve(env, policy, privatizer, env_params=env_params,
-                                              policy_params=policy_params, privatizer_params=privatizer_params)
+                                              policy_params=policy_params, policy_options=golden.options(key),
+                                              privatizer_params=privatizer_params)
     K = env_o.num_arms
     alt = jb.SimParams(_reversed(params.env), _alternative(pol_o, params.policy, K),
                        _alternative(priv_o, params.privatizer, K))
-    jb.validation.check(env_o, pol_o, priv_o, alt)
+    jb.spec.check(env_o, pol_o, priv_o, alt)
     assert any(not np.array_equal(a, b) for a, b in zip(jax.tree.leaves(alt), jax.tree.leaves(params)))
 
     run = jb.rollout(env_o, pol_o, priv_o, horizon=horizon, record_times=TIMES, unroll=1)
-    keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(prng.key(SEED), jnp.arange(RUNS + 2))
+    keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(threefry.key(SEED), jnp.arange(RUNS + 2))
     chex.clear_trace_counter()  # chex counts traces per function definition, across tests
     batched = jax.jit(jax.vmap(chex.assert_max_traces(run, n=1), in_axes=(0, None)))
     trace = batched(keys[:RUNS], params)
@@ -100,7 +102,7 @@ DISCRETE_DEFAULT = ("dp-ucb", "dp-rucb", "dp-se", "gaussian-thompson")  # counte
 @pytest.mark.parametrize("name", [n if n in DISCRETE_DEFAULT else pytest.param(n, marks=pytest.mark.slow)
                                   for n in sorted(golden.DISCRETE_CASES)])
 def test_discrete_noise_policy_contract(name):
-    """The default floating-point-safe draws (the float draw is the recorded case above, noise = 0)."""
+    """The default floating-point-safe draws (the float draw is the recorded case above, release="float")."""
     env, ep, pp, priv, qp, _ = golden.DISCRETE_CASES[name]
     check_contract(f"policy-discrete/{name}", env, name, priv, ep, pp, qp, golden.CONTRACT_HORIZONS.get(name, HORIZON))
 

@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 
 import jaxbandit as jb
-from jaxbandit import policies, privatizers, prng, theory
+from jaxbandit import policies, privatizers, theory
+from jaxbandit.random import threefry
 from jaxbandit.policies.corrupt import channel_params
 from jaxbandit.policies.dp_ucb import block_length, dp_ucb_int_privacy
 from jaxbandit.policies.ucb import klucb_index
-from jaxbandit.privacy import counters
-from jaxbandit.privatizers import randomized_response as rr
+from jaxbandit.mechanisms import counters
+from jaxbandit.mechanisms import randomized_response as rr
 from jaxbandit.types import StepRandom
 from tests.helpers import assert_mean
 
@@ -44,7 +45,7 @@ def upper64(mean, level):
 def feedback(p00, p11, rewards, seed=0):
     """F for each reward through `apply` (arm 0 of a per-arm channel), with fresh uniforms."""
     priv, params = privatizers.make("randomized-response", p00=p00, p11=p11)
-    u = jax.random.uniform(prng.key(seed), (len(rewards),))
+    u = jax.random.uniform(threefry.key(seed), (len(rewards),))
     f = jax.jit(jax.vmap(lambda u, r: priv.apply(StepRandom(None, u), 0, r, params)))
     return np.asarray(f(u, jnp.asarray(rewards, jnp.float32)), np.float64)
 
@@ -52,7 +53,7 @@ def feedback(p00, p11, rewards, seed=0):
 @pytest.mark.parametrize("mu,p,lam", [(0.9, 0.6, 0.58), (0.8, 0.9, 0.74), (0.9, 0.9, 0.82)])
 def test_corrupted_mean_matches_monte_carlo(mu, p, lam):
     n = 400_000
-    rewards = (jax.random.uniform(prng.key(1), (n,)) < mu).astype(jnp.float32)  # R, then F | R
+    rewards = (jax.random.uniform(threefry.key(1), (n,)) < mu).astype(jnp.float32)  # R, then F | R
     f = feedback([p], [p], np.asarray(rewards), seed=2)
     assert rr.mean_map(mu, p, p) == pytest.approx(lam, abs=1e-12)
     assert_mean(f, lam, var=lam * (1 - lam), what=f"F for mu={mu}, p={p}")

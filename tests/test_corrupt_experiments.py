@@ -9,7 +9,7 @@ import pytest
 from jaxbandit import experiments
 from jaxbandit.experiments import corrupt, runner
 from jaxbandit import theory
-from jaxbandit.privatizers import randomized_response as rr
+from jaxbandit.mechanisms import randomized_response as rr
 
 pytestmark = pytest.mark.slow  # slow tier: quick reproductions (minutes)
 

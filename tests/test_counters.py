@@ -1,4 +1,4 @@
-"""Private counters (jaxbandit.privacy.counters): the hybrid and binary-tree continual-release counters and their
+"""Private counters (jaxbandit.mechanisms.counters): the hybrid and binary-tree continual-release counters and their
 accounting. Oracles: np.cumsum (noise off), the closed-form variances of spec 004 §7 (oracle 6) and of the hybrid
 mechanism, and the exact privacy loss of the counter's own release sequence, computed from its Jacobians (below),
 against which the host-side accounting is checked and the ε bound asserted."""
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from scipy.linalg import solve_triangular
 
-from jaxbandit import prng
-from jaxbandit.privacy import counters
+from jaxbandit.random import threefry
+from jaxbandit.mechanisms import counters
 from tests.helpers import Z
 
 TREE_LEVELS = 10  # a tree holding 1023 items: tight (max loss = ε) for streams of 512 items or more
@@ -48,8 +48,8 @@ def releases(counter, x, laplace, epsilon, sensitivity=1.0, dtype=None):
 @pytest.mark.parametrize("name", sorted(COUNTERS))
 def test_exact_with_noise_off(name):
     counter, n = COUNTERS[name], 1000 if name == "tree" else 3000  # 1023: the tree's capacity
-    x = np.asarray(jax.random.uniform(prng.key(6), (n,)), np.float64)
-    lap = np.asarray(jax.random.laplace(prng.key(7), (n,)), np.float64)
+    x = np.asarray(jax.random.uniform(threefry.key(6), (n,)), np.float64)
+    lap = np.asarray(jax.random.laplace(threefry.key(7), (n,)), np.float64)
     with jax.enable_x64(True):  # float64: the check is the structure, not float32 rounding
         # ε = ∞ with real draws, and zero draws with a finite ε.
         both = jax.vmap(lambda lp, eps: releases(counter, x, lp, eps, dtype=jnp.float64))
@@ -63,8 +63,8 @@ def test_exact_with_noise_off(name):
 def test_batched_masked_counters_are_exact_per_counter(name):
     """A (K,) array of counters under vmap over runs, fed through a mask (an arm's counter gets its pulls only)."""
     counter, runs, n, k = COUNTERS[name], 3, 600, 4
-    x = np.asarray(jax.random.uniform(prng.key(1), (runs, n, k)), np.float32)
-    hit = np.asarray(jax.random.bernoulli(prng.key(2), 0.4, (runs, n, k)))
+    x = np.asarray(jax.random.uniform(threefry.key(1), (runs, n, k)), np.float32)
+    hit = np.asarray(jax.random.bernoulli(threefry.key(2), 0.4, (runs, n, k)))
 
     def run(x, hit):
         def step(state, inputs):
@@ -122,8 +122,8 @@ def test_noise_is_data_independent_and_has_the_stated_variance(name):
                                                                    levels=TREE_LEVELS)}[name]
     n, reps, eps = 1000, 4000, 1.0
     sens = 1 + np.arange(n) / 250  # non-decreasing Δ_t (as seed 004's truncation levels)
-    lap = jax.random.laplace(prng.key(8), (reps, n))
-    x1 = np.asarray(jax.random.uniform(prng.key(9), (n,)), np.float32)
+    lap = jax.random.laplace(threefry.key(8), (reps, n))
+    x1 = np.asarray(jax.random.uniform(threefry.key(9), (n,)), np.float32)
     x2 = x1.copy()
     x2[5] = 1.0 - x2[5]  # a neighbouring stream
     many = jax.jit(jax.vmap(lambda lp, x: releases(counter, x, lp, eps, sens), in_axes=(0, None)))

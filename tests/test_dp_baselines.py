@@ -196,7 +196,7 @@ def audit(freqs, m, exact, eps):
     """Monte-Carlo frequencies of one output event under two neighbouring inputs: they match the exact
     probabilities (z-test at ALPHA), the exact ratio is within e^ε, and the Clopper–Pearson lower bound on the
     privacy loss, log(p_hi_lower / p_lo_upper), does not exceed ε."""
-    from jaxbandit.privacy.audit import clopper_pearson
+    from jaxbandit.audit.montecarlo import clopper_pearson
     from tests.helpers import ALPHA, Z
     for k, p in zip(freqs, exact):
         assert abs(k / m - p) < Z * np.sqrt(p * (1 - p) / m)

@@ -126,7 +126,7 @@ def test_results_files_have_a_format_version(tmp_path):
 
 
 def test_public_objects_print_short_summaries():
-    from jaxbandit.privacy import thompson as ts_privacy
+    from jaxbandit.accounting import thompson as ts_privacy
     res = jb.simulate(horizon=100, **KW)
     grid = jb.sweep(grid={"env.means": [[0.2, 0.5, 0.8], [0.1, 0.2, 0.3]]}, horizon=100, **KW)
     env, pol, priv, params = jb.resolve("bernoulli", "modified-thompson", env_params={"means": [0.1] * 12},
@@ -134,10 +134,10 @@ def test_public_objects_print_short_summaries():
     run = jb.rollout(env, pol, priv, horizon=100)
     texts = {
         "results": repr(res), "grid": repr(grid), "env": repr(env), "policy": repr(pol), "privatizer": repr(priv),
-        "params": repr(params), "trace": repr(run(jb.prng.key(0), params)),
+        "params": repr(params), "trace": repr(run(jb.random.key(0), params)),
         "guarantee": repr(ts_privacy.guarantee(9, 3.0, 10_000, delta=1e-6)),
-        "claim": repr(jb.policies.get("dp-ftpl-new", 3).privacy(jb.policies.get("dp-ftpl-new", 3).default_params,
-                                                                    1000)),
+        "claim": repr(jb.policies.get("dp-ftpl-new", 3).accountant.guarantee(
+            jb.policies.get("dp-ftpl-new", 3).default_params, 1000, 3, "dp-ftpl-new")),
         "tuning grid": repr(jb.tuning.Grid(np.arange(50.0), [{}] * 50, np.ones((50, 8)), 400)),
     }
     for name, text in texts.items():
@@ -146,14 +146,14 @@ def test_public_objects_print_short_summaries():
     assert "final pseudo-regret" in texts["results"] and "grid: env.means: 2 values" in texts["grid"]
     assert texts["guarantee"] == "Guarantee(eta=18.2574, epsilon=252.564, delta=1e-06)"
     assert texts["params"] == ("SimParams(env=BernoulliParams(means=float32[12]), "
-                               "policy=ModifiedParams(b=5, c=2, noise=1), privatizer=EmptyParams())")
+                               "policy=ModifiedParams(b=5, c=2), privatizer=EmptyParams())")
     assert texts["trace"].startswith("Trace(pseudo_regret=float32[")
-    assert texts["claim"].startswith("Claim(epsilon=1, delta=0.01, notion='one-step (ε, δ)-DP")
+    assert texts["claim"].startswith("Guarantee(dp-ftpl-new: (ε, δ)-DP with ε = 1, δ = 0.01, over each round")
     assert texts["tuning grid"] == "Grid(50 values 0..49, 8 runs each; best 0: regret 1 ± 0; 400 agent-steps)"
 
 
 def test_prepull_budget_is_treated_alike_by_simulate_and_privacy():
-    from jaxbandit.privacy import thompson as ts_privacy
+    from jaxbandit.accounting import thompson as ts_privacy
     kw = dict(env="bernoulli", env_params={"means": [0.2, 0.8]}, policy="modified-thompson",
               policy_params={"b": 10, "c": 1.0}, horizon=20, runs=2, progress=False)
     message = r"b\*N=20 >= horizon T=20 rounds: every round is a pre-pull"
@@ -165,5 +165,5 @@ def test_prepull_budget_is_treated_alike_by_simulate_and_privacy():
     assert float(g.eta) == 0.0 and float(g.epsilon) == 0.0
     with pytest.warns(UserWarning, match=message):
         jb.rollout(*jb.resolve(kw["env"], kw["policy"], env_params=kw["env_params"])[:3], horizon=20)(
-            jb.prng.key(0), jb.resolve(kw["env"], kw["policy"], env_params=kw["env_params"],
+            jb.random.key(0), jb.resolve(kw["env"], kw["policy"], env_params=kw["env_params"],
                                        policy_params=kw["policy_params"])[3])

@@ -7,9 +7,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxbandit import envs, policies, privatizers, prng, simulate, sweep
+import jaxbandit as jb
+from jaxbandit import envs, policies, privatizers, simulate, sweep
+from jaxbandit.random import threefry
 from jaxbandit.engine import _ADVANCE_CACHE, BLOCK, SimParams
-from jaxbandit.simulation import _stack, run_engine
+from jaxbandit.simulation import run_engine
 
 MEANS = [0.2, 0.5, 0.45, 0.7]
 KW = dict(env="bernoulli", env_params={"means": MEANS}, progress=False)
@@ -28,11 +30,11 @@ def test_vmapped_equals_looped(name):
     pol, pp = policies.make(name, 4)
     priv, qp = privatizers.make("identity")
     times = np.array([1, 7, 50, 120, 333])
-    keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(prng.key(11), jnp.arange(3))
-    together = run_engine(env, pol, priv, _stack([SimParams(ep, pp, qp)], 3), keys, 333, times, progress=False)
+    keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(threefry.key(11), jnp.arange(3))
+    spec = jb.resolve(env, pol, priv, env_params=ep, policy_params=pp, privatizer_params=qp, horizon=333)
+    together = run_engine(env, pol, priv, spec.stacked(3), keys, 333, times, progress=False)
     for r in range(3):
-        alone = run_engine(env, pol, priv, _stack([SimParams(ep, pp, qp)], 1), keys[r:r + 1], 333, times,
-                           progress=False)
+        alone = run_engine(env, pol, priv, spec.stacked(1), keys[r:r + 1], 333, times, progress=False)
         np.testing.assert_array_equal(alone[0][:5, 0], together[0][:5, r])
         np.testing.assert_array_equal(alone[2][:, 0], together[2][:, r])
 

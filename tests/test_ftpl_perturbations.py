@@ -1,4 +1,4 @@
-"""Seed 003's perturbations (jaxbandit.privacy.ftpl) against the spec's oracles (../shared/spec/003_dp_ftpl.md §6),
+"""Seed 003's perturbations (jaxbandit.mechanisms.perturbations) against the spec's oracles (../shared/spec/003_dp_ftpl.md §6),
 their exact CDFs, and Lemma 8 / Lemma 15, in float64."""
 import math
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from jaxbandit.privacy import ftpl
+from jaxbandit.mechanisms import perturbations as ftpl
 
 CONFIGS = [(1.0, 0.01, 7), (1.0, math.exp(-10), 50), (0.1, 0.0, 3), (0.0, 0.01, 10), (0.1, 1e-3, 100)]
 

@@ -13,10 +13,11 @@ import pytest
 from scipy import integrate, stats
 
 import jaxbandit as jb
-from jaxbandit import cli, policies, prng
+from jaxbandit import cli, policies
+from jaxbandit.random import threefry
 from jaxbandit.policies import ftpl
 from jaxbandit.policies.phased import PhasedState
-from jaxbandit.privacy.audit import clopper_pearson
+from jaxbandit.audit.montecarlo import clopper_pearson
 from jaxbandit.types import StepRandom
 from tests.helpers import Z
 
@@ -71,7 +72,7 @@ def new_pdf_paper(x, n, x0, eps, delta):
 
 
 def _choice_frequency(policy, state, params, n=60_000, seed=3, arm=0):
-    keys = jax.random.split(prng.key(seed), n)
+    keys = jax.random.split(threefry.key(seed), n)
 
     def one(k):
         noise = jax.tree.map(lambda x: x[0], policy.draw(k, 1, params))
@@ -193,7 +194,7 @@ def test_elim_release_commits_with_the_exact_probability(eps, delta):
     inner = ftpl.ElimState(jnp.asarray(sums), jnp.zeros(2), jnp.asarray(1, jnp.int32), jnp.asarray(N, jnp.int32),
                            jnp.asarray(-1, jnp.int32))
     state = PhasedState(inner, jnp.asarray(2 * N - 1, jnp.int32), jnp.asarray(2 * N, jnp.int32))
-    keys = jax.random.split(prng.key(7), 60_000)
+    keys = jax.random.split(threefry.key(7), 60_000)
 
     def one(k):
         rng = StepRandom(k, policy.draw(k, 1, params)[0])
@@ -221,7 +222,7 @@ def test_elim_release_law_meets_lemma9_at_half_delta_not_at_delta():
     """Lemma 9 at δ/2 for the phase-end law D(N; μ̂, ε, δ/2) and its neighbour shifted by 1/N, over all intervals
     [x, y] of a fine grid (exact CDFs, float64): holds; the law at δ breaks it by δ/2, which is why Algorithm 4 draws
     at δ/2 (that the policy does is the exact-probability test above)."""
-    from jaxbandit.privacy import ftpl as dist
+    from jaxbandit.mechanisms import perturbations as dist
     eps, delta, n = 1.0, 0.02, 40
     with jax.enable_x64(True):
         grid = np.linspace(0.2, 0.8, 1201)
@@ -245,8 +246,9 @@ def test_claims_and_cli(tmp_path):
                          ("gdp-elim-new", "Def. 3")]:
         policy = policies.get(name, 3)
         params = jb.checks.with_params(policy, epsilon=0.5, delta=0.001)
-        claim = policy.privacy(params, 10 ** 6)
-        assert (claim.epsilon, claim.delta) == (0.5, pytest.approx(0.001)) and notion in claim.notion
+        claim = policy.accountant.guarantee(params, 10 ** 6, 3)
+        assert (claim.epsilon, claim.delta) == (0.5, pytest.approx(0.001)) and notion in claim.protects
+        assert claim.scope == ("run" if name == "gdp-elim-new" else "round")
     out = tmp_path / "claim.json"
     argv = ["privacy", "--policy", "dp-ftpl-new", "--policy-param", "epsilon=0", "--policy-param", "delta=0.01",
             "--horizon", "1e6", "--arms", "9", "--json", str(out)]
@@ -254,7 +256,10 @@ def test_claims_and_cli(tmp_path):
     data = json.loads(out.read_text())
     assert data["epsilon"] == 0 and data["delta"] == pytest.approx(0.01) and "Lemma 15" in data["source"]
     assert cli.main(["privacy", "--policy", "dp-ftpl-beta", "--horizon", "1000", "--arms", "9"]) == 2  # 9·827 > T
-    assert cli.main(["privacy", "--policy", "dp-ftpl-new", "--horizon", "1000", "--delta", "1e-6"]) == 2
+    # below the claim's δ no ε holds: the report says so (∞) rather than hide it
+    assert cli.main(["privacy", "--policy", "dp-ftpl-new", "--horizon", "1000", "--at-delta", "1e-6", "--json",
+                     str(out)]) == 0
+    assert json.loads(out.read_text())["at"] == {"delta": 1e-6, "epsilon": float("inf")}
 
 
 @pytest.mark.parametrize("planted", [False, True])
@@ -344,15 +349,15 @@ def test_perturbation_draws_as_the_policies_make_them(kind, n):
     Kolmogorov-Smirnov at false-alarm rate 10^-6 on 2·10^5 draws. Beta(R + 1 + k, n − R + 1 + k) with k = ⌊n/8⌋ + 1
     (exact sampler, large shapes); New D(n; x0, ε, δ) by inverse CDF, and its δ = 0 and ε = 0 limits. (Gauss's
     N(μ̂, 2/n) is a scaled normal: its law is checked through `select`, above.)"""
-    from jaxbandit import sampling
-    from jaxbandit.privacy import ftpl as dist
+    from jaxbandit.random import samplers
+    from jaxbandit.mechanisms import perturbations as dist
     from tests.helpers import assert_cdf
     m = 200_000
-    key = prng.key(21)
+    key = threefry.key(21)
     if kind == "beta":
         k = n // 8 + 1
         a, b = 0.3 * n + 1 + k, 0.7 * n + 1 + k
-        theta = sampling.beta(key, jnp.full((m,), a), jnp.full((m,), b), sampling.draw_beta_noise(key, (m,)))
+        theta = samplers.beta(key, jnp.full((m,), a), jnp.full((m,), b), samplers.draw_beta_noise(key, (m,)))
         cdf = stats.beta(a, b).cdf
     else:
         eps, delta = {"new": (1.0, 0.01), "new-laplace": (0.1, 0.0), "new-uniform": (0.0, 0.01)}[kind]

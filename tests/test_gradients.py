@@ -175,13 +175,13 @@ def test_score_gradient_errors():
 
 def test_smoothed_gradient_is_the_paired_central_difference():
     """One coordinate, one pair: exactly (R(u + σ) − R(u − σ))/(2σ) with both points on common random numbers."""
-    env, policy, priv, base = jb.resolve("bernoulli", "epsilon-greedy", env_params={"means": MEANS})
+    spec = jb.resolve("bernoulli", "epsilon-greedy", env_params={"means": MEANS}, horizon=300)
+    base = spec.params
 
     def point(u, rounding):
         return base._replace(policy=base.policy._replace(epsilon=jnp.asarray(1 / (1 + math.exp(-u[0])), jnp.float32)))
 
-    g = gradients.smoothed_gradient(env, policy, priv, base, point, np.array([-1.0]), sigma=0.2, horizon=300,
-                                    runs=50, seed=3)
+    g = gradients.smoothed_gradient(spec, point, np.array([-1.0]), sigma=0.2, runs=50, seed=3)
     eps = lambda u: 1 / (1 + math.exp(-u))
     lo, hi = _paired_regret("epsilon-greedy", [{"epsilon": eps(-1.2)}, {"epsilon": eps(-0.8)}], 50, seed=3,
                             horizon=300)

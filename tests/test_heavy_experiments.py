@@ -22,7 +22,9 @@ def test_literal_preset_is_the_papers_constants_and_every_config_resolves():
             for cfg in experiments.load(exp_id).configs(quick):
                 kw = cfg.kwargs
                 assert kw["env"] == "pareto" and (kw["policy"] == "dp-rucb") == ("simulator" not in kw)
-                policies.make(kw["policy"], len(kw["env_params"]["means"]), **kw["policy_params"])
+                policies.make(kw["policy"], len(kw["env_params"]["means"]), options=kw.get("policy_options"),
+                              **kw["policy_params"])
+                assert kw["policy_options"] == {"release": "float"}  # stated: the findings' float draw
     _, runs = heavy.settings(False)
     assert runs == 90
 

@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 
 import jaxbandit as jb
-from jaxbandit import envs, policies, prng
-from jaxbandit.envs import heavy_tailed as he
-from jaxbandit.policies import heavy_tailed as ht
-from jaxbandit.privacy import counters, robust
+from jaxbandit import envs, epochs, policies
+from jaxbandit.random import threefry
+from jaxbandit.envs import tails as he
+from jaxbandit.policies import robust as ht
+from jaxbandit.mechanisms import counters, truncated_mean as robust
 from jaxbandit.types import StepRandom
 
 S1 = [0.9, 0.7, 0.5, 0.3, 0.1]
@@ -245,10 +246,10 @@ def test_dp_rucb_per_item_loss_is_epsilon_and_the_literal_log_overspends(horizon
     literal = counters.tree_privacy_loss(horizon, eps, sens, depth=math.log(horizon), levels=counters.LEVELS)
     np.testing.assert_allclose(literal, loss * levels / math.log(horizon), rtol=1e-12)
     assert literal.max() > eps  # the literal reading is caught
-    pol, pp = policies.make("dp-rucb", 5, epsilon=eps, v=v, u=u)
-    assert pol.privacy(pp, horizon).epsilon == pytest.approx(eps)
-    pol, pp = policies.make("dp-rucb", 5, epsilon=eps, v=v, u=u, log_base=math.e)
-    assert pol.privacy(pp, horizon).epsilon == pytest.approx(eps * levels / math.log(horizon), rel=1e-6)
+    for variant, claimed in (("corrected", eps), ("printed", eps * levels / math.log(horizon))):
+        pol, pp = policies.make("dp-rucb", 5, options={"variant": variant}, epsilon=eps, v=v, u=u)
+        pp = pol.bind_horizon(pp, horizon)
+        assert pol.accountant.guarantee(pp, horizon, 5).epsilon == pytest.approx(claimed, rel=1e-6)
     if horizon == 10 ** 6:
         assert levels / math.log(horizon) == pytest.approx(1.4476, abs=1e-4)
 
@@ -285,21 +286,23 @@ def test_ldprse_schedule_variants():
         r, bound, err, log_l = (float(x) for x in ht.ldp_rse_schedule(jnp.int32(5), jnp.int32(tau), pp))
         assert 28 * err <= 2.0 ** -tau * (1 + 1e-5) and r >= log_l
         assert u / bound ** v == pytest.approx(err, rel=2e-5)
-        lit = pp._replace(literal=jnp.int32(1))
-        r_l, bound_l, err_l, _ = (float(x) for x in ht.ldp_rse_schedule(jnp.int32(5), jnp.int32(tau), lit))
+        r_l, bound_l, err_l, _ = (float(x) for x in ht.ldp_rse_schedule(jnp.int32(5), jnp.int32(tau), pp,
+                                                                         printed=True))
         d_lit = 4.0 ** -tau
         expected = u ** (2 / v) * 28 ** (2 * (1 + v) / v) * log_l / (eps ** 2 * d_lit ** (2 * (1 + v) / v)) + log_l
         assert r_l == pytest.approx(math.ceil(expected), rel=1e-5)
         err_proof = u ** (1 / (1 + v)) * (math.sqrt(log_l) / (math.sqrt(r_l) * eps)) ** (v / (1 + v))
         assert err_l == pytest.approx(err_proof * r_l ** (-v / (2 * (1 + v))), rel=1e-4)
-    assert "proofs' variant" in pol.privacy(pp, 10 ** 6).source
-    assert "literal" in pol.privacy(pp._replace(literal=jnp.int32(1)), 10 ** 6).source
+    assert "proofs' variant" in pol.accountant.guarantee(pp, 10 ** 6, 5).source
+    printed = policies.get("ldp-rse", 5, variant="printed")
+    assert "the algorithm box as printed" in printed.accountant.guarantee(pp, 10 ** 6, 5).source
 
 
 @pytest.mark.parametrize("name,params,match", [
-    ("dp-rucb", {"v": 1.2}, "v"), ("dp-rucb", {"log_base": 1.0}, "log_base"), ("dp-rucb", {"u": 0.0}, "u"),
-    ("dp-rse", {"beta": 1.0}, "beta"), ("dp-rse", {"theta": 0.0}, "theta"), ("dp-rse", {"epsilon": 0.0}, "epsilon"),
-    ("ldp-rse", {"literal": 2}, "literal"), ("ldp-rse", {"horizon": 1.0}, "horizon")])
+    ("dp-rucb", {"v": 1.2}, "v"), ("dp-rucb", {"log_base": 1.0}, "log_base .*is now the build-time option variant"),
+    ("dp-rucb", {"u": 0.0}, "u"), ("dp-rse", {"beta": 1.0}, "beta"), ("dp-rse", {"theta": 0.0}, "theta"),
+    ("dp-rse", {"epsilon": 0.0}, "epsilon"), ("ldp-rse", {"literal": 2}, "literal .*is now the build-time option"),
+    ("ldp-rse", {"horizon": 1.0}, "horizon")])
 def test_parameter_errors_name_the_parameter(name, params, match):
     with pytest.raises(ValueError, match=match):
         policies.make(name, 5, **params)
@@ -313,7 +316,7 @@ def test_dp_rucb_plays_each_arm_first_then_near_uniformly_with_the_papers_consta
     u = he.instance_u(S1, 0.9)
     env, ep = envs.make("pareto", means=S1, v=0.9)
     pol, pp = policies.make("dp-rucb", 5, epsilon=1.0, v=0.9, u=u)
-    first = jb.rollout(env, pol, horizon=5, record_times=[1, 2, 3, 4, 5])(prng.key(0), jb.SimParams(ep, pp, ()))
+    first = jb.rollout(env, pol, horizon=5, record_times=[1, 2, 3, 4, 5])(threefry.key(0), jb.SimParams(ep, pp, ()))
     np.testing.assert_allclose(first.pseudo_regret, np.cumsum([0.0, 0.2, 0.4, 0.6, 0.8]), rtol=1e-6)
     res = jb.simulate(env, pol, env_params=ep, policy_params=pp, horizon=20_000, runs=8, seed=0, progress=False)
     frac = res.counts / 20_000
@@ -327,8 +330,8 @@ def test_dprse_with_literal_constants_plays_uniformly_at_one_million():
     u = he.instance_u(S1, 0.9)
     env, ep = envs.make("pareto", means=S1, v=0.9)
     pol, pp = policies.make("dp-rse", 5, epsilon=1.0, v=0.9, u=u)
-    run = ht.elimination_rollout(pol, env, horizon=10 ** 6, record_times=[5, 1000, 10 ** 6])
-    trace = jax.jit(run)(prng.key(0), ep, pp)
+    run = epochs.rollout(env, pol, horizon=10 ** 6, record_times=[5, 1000, 10 ** 6])
+    trace = jax.jit(run)(threefry.key(0), jb.SimParams(ep, pp, ()))
     np.testing.assert_allclose(trace.pseudo_regret, [2.0, 400.0, 400_000.0], rtol=1e-6)
     np.testing.assert_array_equal(trace.counts, [200_000] * 5)
     assert int(trace.epochs) == 0
@@ -346,7 +349,7 @@ def test_elimination_rollout_equals_the_step_engine_on_deterministic_rewards(nam
     times = [1, 7, 50, 333, 1000, 2500, 8000, 20000, T]
     step = jb.simulate(env, pol, env_params=ep, policy_params=pp, horizon=T, runs=2, seed=0, record=times,
                        progress=False)
-    trace = jax.jit(ht.elimination_rollout(pol, env, horizon=T, record_times=times))(prng.key(0), ep, pp)
+    trace = jax.jit(epochs.rollout(env, pol, horizon=T, record_times=times))(threefry.key(0), jb.SimParams(ep, pp, ()))
     np.testing.assert_array_equal(trace.eliminated, [0, 3, 1, 4])
     for r in range(2):
         np.testing.assert_array_equal(step.counts[r], trace.counts)
@@ -358,17 +361,17 @@ def test_elimination_rollout_equals_the_step_engine_on_deterministic_rewards(nam
                                           pytest.param("ldp-rse", 0.5, 200_000, marks=pytest.mark.slow)])
 def test_elimination_rollout_has_the_law_of_the_step_engine(name, theta, T):
     """Pareto arms, scaled constants (epochs end within T): 150 runs of each simulation, final regret means within
-    5 combined standard errors (false alarm 6e-7 under the normal approximation). The float draw (noise = 0): the
-    two simulators share the release code whatever its mode, and the discrete one costs 32 random words a report
+    5 combined standard errors (false alarm 6e-7 under the normal approximation). The float release: the two
+    simulators share the release code whatever it is, and the discrete one costs 32 random words a report
     (tests/test_noise.py compares the modes' regret)."""
     u = he.instance_u(S1, 0.9)
     env, ep = envs.make("pareto", means=S1, v=0.9)
-    pol, pp = policies.make(name, 5, epsilon=1.0, v=0.9, u=u, theta=theta, noise=0)
+    pol, pp = policies.make(name, 5, options={"release": "float"}, epsilon=1.0, v=0.9, u=u, theta=theta)
     runs = 150
     step = jb.simulate(env, pol, env_params=ep, policy_params=pp, horizon=T, runs=runs, seed=0, progress=False)
-    run = jax.jit(jax.vmap(ht.elimination_rollout(pol, env, horizon=T), in_axes=(0, None, None)))
-    keys = jax.vmap(lambda r: jax.random.fold_in(prng.key(99), r))(jnp.arange(runs))
-    trace = run(keys, ep, pp)
+    run = jax.jit(jax.vmap(epochs.rollout(env, pol, horizon=T), in_axes=(0, None)))
+    keys = jax.vmap(lambda r: jax.random.fold_in(threefry.key(99), r))(jnp.arange(runs))
+    trace = run(keys, jb.SimParams(ep, pp, ()))
     assert np.all(np.asarray(trace.epochs) >= 1)
     a, b = step.final().astype(np.float64), np.asarray(trace.pseudo_regret[:, -1], np.float64)
     se = math.sqrt(a.var(ddof=1) / runs + b.var(ddof=1) / runs)
@@ -429,14 +432,14 @@ def test_sweep_runs_the_epoch_simulation_over_grids_and_reruns_it():
     res = jb.sweep("pareto", "dp-rse", simulator="epochs", progress=False, **kwargs)
     assert res.pseudo_regret.shape == (2, 2, 4, len(res.t)) and res.config["simulator"] == "epochs"
     np.testing.assert_array_equal(res.counts.sum(-1), 50_000)
-    # one grid point equals elimination_rollout alone with run r's key
+    # one grid point equals the epoch simulation alone with run r's key
     env, ep = envs.make("pareto", means=S1, v=0.9)
     pol, pp = policies.make("dp-rse", 5, epsilon=0.5, v=0.9, u=u9, theta=1.0)
-    one = jax.jit(ht.elimination_rollout(pol, env, horizon=50_000))(jax.random.fold_in(prng.key(2), 3), ep, pp)
+    one = jax.jit(epochs.rollout(env, pol, horizon=50_000))(jax.random.fold_in(threefry.key(2), 3), jb.SimParams(ep, pp, ()))
     np.testing.assert_allclose(res.pseudo_regret[1, 0, 3], one.pseudo_regret, rtol=1e-6)
     again = jb.rerun(res)
     np.testing.assert_array_equal(again.pseudo_regret, res.pseudo_regret)
-    with pytest.raises(ValueError, match="no phase-by-phase simulation"):
+    with pytest.raises(ValueError, match="has no epoch-by-epoch simulation"):
         jb.simulate("pareto", "dp-rucb", env_params={"means": S1}, horizon=100, runs=1, simulator="epochs")
     with pytest.raises(ValueError, match="identity privatizer"):
         jb.simulate("bernoulli", "dp-rse", privatizer="linear", env_params={"means": [0.2, 0.5]}, horizon=100,
@@ -456,16 +459,17 @@ def test_fluid_predictions_match_the_spec_table(eps, expected):
         uniform = float(np.mean(max(means) - np.asarray(means)))
         for v in (0.5, 0.9):
             u = he.instance_u(means, v)
-            assert ht.fluid_regret("dp-rse", means, 10 ** 6, v=v, u=u, epsilon=eps)[0] / 1e6 == pytest.approx(
+            assert epochs.fluid_regret("dp-rse", means, 10 ** 6, v=v, u=u, epsilon=eps)[0] / 1e6 == pytest.approx(
                 uniform, abs=1e-9)
         u = he.instance_u(means, 0.5)
-        assert ht.fluid_regret("dp-rse", means, 10 ** 7, v=0.5, u=u, epsilon=eps)[0] / 1e7 == pytest.approx(uniform)
+        assert epochs.fluid_regret("dp-rse", means, 10 ** 7, v=0.5, u=u, epsilon=eps)[0] / 1e7 == pytest.approx(uniform)
         u = he.instance_u(means, 0.9)
-        assert round(float(ht.fluid_regret("dp-rse", means, 10 ** 7, v=0.9, u=u, epsilon=eps)[0]) / 1e7, 3) == value
+        assert round(float(epochs.fluid_regret("dp-rse", means, 10 ** 7, v=0.9, u=u, epsilon=eps)[0]) / 1e7, 3) == value
     # LDPRSE with its paper constants: uniform up to 10^8 on S3, either variant (spec §7.23)
     u = he.instance_u(S3, 0.9)
-    for literal in (0, 1):
-        assert ht.fluid_regret("ldp-rse", S3, 10 ** 8, v=0.9, u=u, epsilon=20.0, literal=literal)[0] / 1e8 == \
+    for variant in ("corrected", "printed"):
+        assert epochs.fluid_regret("ldp-rse", S3, 10 ** 8, options={"variant": variant}, v=0.9, u=u,
+                                   epsilon=20.0)[0] / 1e8 == \
             pytest.approx(0.3)
 
 
@@ -473,13 +477,14 @@ _LONG_RUN = """
 import json, sys
 import jax, numpy as np
 import jaxbandit as jb
-from jaxbandit import envs, policies, prng
-from jaxbandit.policies import heavy_tailed as ht
+from jaxbandit import envs, policies
+from jaxbandit.random import threefry
+from jaxbandit import epochs
 env, ep = envs.make("two-point", low=0.0, high=[1.0, 0.9, 0.7, 0.95], p_high=1.0)
 pol, pp = policies.make("dp-rse", 4, epsilon=1e3, v=1.0, u=1.0, beta=1e-12)
 T = 10 ** 7
 times = [1000, 10 ** 5, 3 * 10 ** 6, T]
-trace = jax.jit(ht.elimination_rollout(pol, env, horizon=T, record_times=times))(prng.key(0), ep, pp)
+trace = jax.jit(epochs.rollout(env, pol, horizon=T, record_times=times))(threefry.key(0), jb.SimParams(ep, pp, ()))
 step = jb.simulate(env, pol, env_params=ep, policy_params=pp, horizon=T, runs=1, seed=0, record=times,
                    progress=False)
 print(json.dumps({"dtype": str(trace.regret.dtype), "epochs": [np.asarray(trace.pseudo_regret).tolist(),

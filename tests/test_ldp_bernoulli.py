@@ -11,8 +11,9 @@ import pytest
 
 import jaxbandit as jb
 from tests.helpers import assert_mean, sample_env
-from jaxbandit import envs, privatizers, prng
-from jaxbandit.privatizers import bernoulli
+from jaxbandit import envs, privatizers
+from jaxbandit.random import threefry
+from jaxbandit.mechanisms import bernoulli
 from jaxbandit.privatizers.bernoulli import EpsilonParams, QuadraticParams
 from jaxbandit.types import StepRandom
 
@@ -136,7 +137,7 @@ def test_probability_is_finite_and_differentiable_everywhere():
 
 def bits(mechanism, params, rewards, seed):
     priv, _ = privatizers.make(mechanism, **params._asdict())
-    key = prng.key(seed)
+    key = threefry.key(seed)
     u = priv.draw(key, len(rewards), params)
     y = priv.apply(StepRandom(key, u), 0, jnp.asarray(rewards, jnp.float32), params)
     return np.asarray(y, np.float64)
@@ -298,7 +299,7 @@ def test_learner_posterior_counts_only_the_bits():
     times = np.array([horizon])
     params = jax.tree.map(lambda x: jnp.repeat(jnp.asarray(x)[..., None], runs, -1), SimParams(ep, pp, qp))
     state = init_state(pol, params, 2, 1, record_slots(times), num_runs=runs)
-    keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(prng.key(0), jnp.arange(runs))
+    keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(threefry.key(0), jnp.arange(runs))
     state = make_advance(env, pol, priv, jb.BLOCK, record_slots(times))(
         state, horizon // jb.BLOCK, keys, params, jnp.asarray(times, jnp.int32))
     s, f = np.asarray(state.run.policy.successes), np.asarray(state.run.policy.failures)
@@ -312,12 +313,15 @@ def test_cli_run_with_a_bernoulli_mechanism(tmp_path, capsys):
 
     from jaxbandit import cli
     out = tmp_path / "run.json"
-    argv = ["run", "--env", "testbed20", "--policy", "ucb1", "--privatizer", "quadratic", "--epsilon", "1",
-            "--horizon", "100", "--runs", "4"]
+    argv = ["run", "--env", "testbed20", "--policy", "ucb1", "--privatizer", "quadratic", "--privatizer-param",
+            "epsilon=1", "--horizon", "100", "--runs", "4"]
     assert cli.main(argv + ["--privatizer-param", "b=0.5", "--json", str(out)]) == 0
     config = json.loads(out.read_text())["config"]
     assert config["privatizer"] == "quadratic" and config["privatizer_params"] == {"b": 0.5, "epsilon": 1.0}
     capsys.readouterr()
     assert cli.main(argv + ["--privatizer-param", "b=4"]) == 2
     assert "b=4 is outside the valid range [0, 2(e^ε - 1)] = [0, 3.43656] for epsilon=1" in capsys.readouterr().err
-    assert cli.main(argv[:-4] + ["--epsilon", "inf", "--horizon", "100", "--runs", "4"]) == 0
+    assert cli.main(argv[:-6] + ["--privatizer-param", "epsilon=inf", "--horizon", "100", "--runs", "4"]) == 0
+    capsys.readouterr()
+    assert cli.main(argv[:-6] + ["--epsilon", "inf", "--horizon", "100", "--runs", "4"]) == 0  # the 0.3 spelling
+    assert "--epsilon is deprecated: use --privatizer-param epsilon=E" in capsys.readouterr().err

@@ -6,7 +6,6 @@ import pytest
 
 from jaxbandit import policies, resolve, simulate, sweep
 from jaxbandit.engine import _ADVANCE_CACHE, BLOCK, UNROLL, _compiled_advance, record_slots
-from jaxbandit.privacy import noise
 from jaxbandit.types import StepRandom
 
 MEANS = [0.75, 0.625, 0.5, 0.375, 0.25]  # seed 001, Sec. 5.1
@@ -57,8 +56,7 @@ def test_grid_over_b_and_c_compiles_once():
     # The advance this configuration runs (memoized: another test of this process may have compiled it already,
     # for another batch size): the grid adds at most one compilation, and new grid values none.
     env, policy, privatizer, params = resolve("bernoulli", "modified-thompson", env_params={"means": MEANS})
-    advance = _compiled_advance(env, noise.specialize(policy, params.policy), privatizer, BLOCK,
-                                record_slots(kw["record"]), UNROLL)
+    advance = _compiled_advance(env, policy, privatizer, BLOCK, record_slots(kw["record"]), UNROLL)
     before = len(_ADVANCE_CACHE)
     compiled = advance._cache_size()
     grid = {("policy.b", "policy.c"): [(0, 1.0), (5, 4.0), (20, 1.5)]}
@@ -105,7 +103,7 @@ def test_privacy_audit_of_one_round():
     η_round and reaches at least 90% of it (the claim is tight, and a looser noise scale would be caught)."""
     from scipy import stats
 
-    from jaxbandit.privacy import thompson as ts_privacy
+    from jaxbandit.accounting import thompson as ts_privacy
     from tests.helpers import ALPHA, Z
     b, c, m = 4, 2.0, 1_000_000
     policy, params = policies.make("modified-thompson", 2, b=b, c=c)
@@ -122,7 +120,7 @@ def test_privacy_audit_of_one_round():
     for k, p in zip(freqs, exact):
         assert abs(k / m - p) < Z * np.sqrt(p * (1 - p) / m)
     # Clopper–Pearson bounds (two-sided, ALPHA split over the two estimates)
-    from jaxbandit.privacy.audit import clopper_pearson
+    from jaxbandit.audit.montecarlo import clopper_pearson
     p_low = clopper_pearson(freqs[1], m, ALPHA / 4)[0]   # neighbour with the larger reward
     p_up = clopper_pearson(freqs[0], m, ALPHA / 4)[1]
     mu_lb = stats.norm.ppf(p_low) - stats.norm.ppf(p_up)

@@ -1,7 +1,7 @@
 """The engine against independent NumPy implementations (benchmarks/numpy_policies.py, the per-family speed table's
 reference loops): for every policy family, the mean final pseudo-regret of jaxbandit and of the hand-written NumPy
 loop agree (z at 1e-6), so the speed table compares the same algorithm, and each loop is a second, separately
-written implementation of its paper. Private policies run their float draw (noise = 0) on the jaxbandit side, the
+written implementation of its paper. Private policies run their float draw (release="float") on the jaxbandit side, the
 loops' law."""
 import math
 import os
@@ -50,10 +50,8 @@ def test_every_loop_has_a_case():
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_numpy_loop_agrees_with_the_engine(name):
     means, params, channel, horizon = CASES[name]
-    policy_params = dict(params)
-    if "noise" in jb.policies.get(name, len(means)).default_params._fields:
-        policy_params["noise"] = 0
-    res = jb.simulate("bernoulli", name, env_params={"means": means}, policy_params=policy_params,
+    options = {"release": "float"} if "release" in jb.policies.option_names(name) else {}
+    res = jb.simulate("bernoulli", name, env_params={"means": means}, policy_params=params, policy_options=options,
                       privatizer="randomized-response" if channel else "identity", privatizer_params=channel,
                       horizon=horizon, runs=RUNS, seed=11, progress=False, record=np.array([horizon]))
     ours = res.pseudo_regret[:, -1].astype(np.float64)

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from jaxbandit import policies, prng, simulate
+from jaxbandit import policies, simulate
+from jaxbandit.random import threefry
 from jaxbandit.engine import _ADVANCE_CACHE
 from jaxbandit.policies.common import argmax_random_tie, inclusive_count
 from jaxbandit.policies.phased import round_robin
@@ -19,7 +20,7 @@ NAMES = policies.names()
 
 
 def _rng(policy, params, seed=0, i=0):
-    key = prng.key(seed)
+    key = threefry.key(seed)
     noise = policy.draw(key, 3, params)
     return StepRandom(jax.random.fold_in(key, i), jax.tree.map(lambda x: x[i], noise))
 
@@ -110,7 +111,7 @@ def test_thompson_select_probability_matches_beta_posterior():
     state = policy.init(params)._replace(successes=jnp.array([2, 1]), failures=jnp.array([1, 2]))
     exact = integrate.quad(lambda x: stats.beta(3, 2).pdf(x) * stats.beta(2, 3).cdf(x), 0, 1)[0]
     n = 40_000
-    keys = jax.random.split(prng.key(3), n)
+    keys = jax.random.split(threefry.key(3), n)
     arms = jax.jit(jax.vmap(lambda k: policy.select(StepRandom(k, jax.tree.map(
         lambda x: x[0], policy.draw(k, 1, params))), state, params)))(keys)
     frac = float(np.mean(np.asarray(arms) == 0))

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from dp_accounting.pld import privacy_loss_distribution as pld
 
-from jaxbandit.privacy import gdp
-from jaxbandit.privacy import thompson as ts_privacy
+from jaxbandit.accounting import gdp
+from jaxbandit.accounting import thompson as ts_privacy
 
 
 def printed(value: str):
@@ -256,22 +256,29 @@ def test_cli_privacy(tmp_path, capsys):
     out = tmp_path / "p.json"
     argv = ["privacy", "--policy", "modified-thompson", "--policy-param", "b=9", "--policy-param", "c=1",
             "--horizon", "1000"]
-    assert cli.main(argv + ["--delta", "1e-6", "--json", str(out)]) == 0
-    assert "eta = 10-GDP" in capsys.readouterr().out
+    assert cli.main(argv + ["--at-delta", "1e-6", "--json", str(out)]) == 0
+    assert "claim: μ-GDP with μ = 10, over the whole run" in capsys.readouterr().out
     data = json.loads(out.read_text())
-    assert data["eta"] == pytest.approx(10.0, rel=1e-12) and data["delta"] == 1e-6
-    assert data["epsilon"] == pytest.approx(96.71727, rel=1e-6)
-    assert cli.main(argv + ["--epsilon", "96.71727", "--json", str(out)]) == 0
-    assert json.loads(out.read_text())["delta"] == pytest.approx(1e-6, rel=1e-5)
+    assert data["mu"] == pytest.approx(10.0, rel=1e-12) and data["at"]["delta"] == 1e-6
+    assert data["at"]["epsilon"] == pytest.approx(96.71727, rel=1e-6)
+    assert data["notion"] == "gdp" and data["scope"] == "run" and data["kind"] == "policy"
+    assert cli.main(argv + ["--at-epsilon", "96.71727", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["at"]["delta"] == pytest.approx(1e-6, rel=1e-5)
+    assert cli.main(argv + ["--delta", "1e-6", "--json", str(out)]) == 0  # the 0.3 spelling, with a message
+    assert "--delta is deprecated: use --at-delta" in capsys.readouterr().err
     # standard TS under the tight accounting is Theorem 3's sqrt(T/2)
+    assert cli.main(["privacy", "--policy", "gaussian-thompson", "--horizon", "1000", "--policy-option",
+                     "accounting=tight", "--arms", "5", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["mu"] == pytest.approx(math.sqrt(500), rel=1e-12)
     assert cli.main(["privacy", "--policy", "gaussian-thompson", "--horizon", "1000", "--tight", "--arms", "5",
-                     "--json", str(out)]) == 0
-    assert json.loads(out.read_text())["eta"] == pytest.approx(math.sqrt(500), rel=1e-12)
+                     "--json", str(out)]) == 0  # the 0.3 spelling of the tight accounting
+    assert json.loads(out.read_text())["mu"] == pytest.approx(math.sqrt(500), rel=1e-12)
     capsys.readouterr()
     with pytest.warns(UserWarning, match=r"b\*N=45 >= horizon T=40"):
-        assert cli.main(argv[:-2] + ["--horizon", "40", "--arms", "5", "--tight", "--json", str(out)]) == 0
-    assert json.loads(out.read_text())["eta"] == 0.0 and json.loads(out.read_text())["epsilon"] == 0.0
+        assert cli.main(argv[:-2] + ["--horizon", "40", "--arms", "5", "--policy-option", "accounting=tight",
+                                     "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["mu"] == 0.0 and json.loads(out.read_text())["at"]["epsilon"] == 0.0
     assert cli.main(["privacy", "--policy", "ucb1", "--horizon", "10"]) == 2
-    assert ("valid names: dp-ftpl-beta, dp-ftpl-gauss, dp-ftpl-new, dp-rse, dp-rucb, dp-se, dp-ucb, dp-ucb-bound, "
-            "dp-ucb-int, gaussian-thompson, gdp-elim-new, lazy-ucb, ldp-rse, modified-thompson"
-            in capsys.readouterr().err)
+    assert ("policy 'ucb1' states no privacy claim (it is not private); private policies: dp-ftpl-beta, "
+            "dp-ftpl-gauss, dp-ftpl-new, dp-rse, dp-rucb, dp-se, dp-ucb, dp-ucb-bound, dp-ucb-int, gaussian-thompson, "
+            "gdp-elim-new, lazy-ucb, ldp-rse, modified-thompson" in capsys.readouterr().err)

@@ -1,10 +1,10 @@
-"""jaxbandit.prng: the unrolled Threefry implementation equals jax.random's Threefry bit for bit."""
+"""jaxbandit.random.threefry: the unrolled Threefry implementation equals jax.random's Threefry bit for bit."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxbandit import prng
+from jaxbandit.random import threefry
 
 
 def test_hash_known_answers():
@@ -14,7 +14,7 @@ def test_hash_known_answers():
              ((0xFFFFFFFF,) * 4, (0x1CB996FC, 0xBB002BE7)),
              ((0x13198A2E, 0x03707344, 0x243F6A88, 0x85A308D3), (0xC4923A9C, 0x483DF7A0))]
     for (k1, k2, x1, x2), want in cases:
-        got = prng.hash_2x32(*u(k1, k2, x1, x2))
+        got = threefry.hash_2x32(*u(k1, k2, x1, x2))
         assert [int(g) for g in got] == list(want)
 
 
@@ -40,7 +40,7 @@ def test_same_bits_as_jax_threefry(name, seed):
     draw = DRAWS[name]
     with jax.threefry_partitionable(False):
         want = draw(jax.random.key(seed))
-    got = draw(prng.key(seed))
+    got = draw(threefry.key(seed))
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
 
 
@@ -53,9 +53,9 @@ def test_same_bits_under_jit_and_vmap_and_in_either_partitionable_mode():
         want = jax.jit(draws)(jax.random.key(5))
     for mode in (False, True):  # the unrolled implementation does not depend on the flag
         with jax.threefry_partitionable(mode):
-            got = jax.jit(draws)(prng.key(5))
+            got = jax.jit(draws)(threefry.key(5))
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
-    np.testing.assert_array_equal(np.asarray(draws(prng.wrap(jax.random.key(5)))), np.asarray(want))
+    np.testing.assert_array_equal(np.asarray(draws(threefry.wrap(jax.random.key(5)))), np.asarray(want))
 
 
 def test_64_bit_draws_match():
@@ -64,8 +64,8 @@ def test_64_bit_draws_match():
             with jax.threefry_partitionable(False):
                 want = (jax.random.bits(jax.random.key(seed), (5, 2), jnp.uint64),
                         jax.random.normal(jax.random.key(seed), (3, 4), jnp.float64))
-            got = (jax.random.bits(prng.key(seed), (5, 2), jnp.uint64),
-                   jax.random.normal(prng.key(seed), (3, 4), jnp.float64))
+            got = (jax.random.bits(threefry.key(seed), (5, 2), jnp.uint64),
+                   jax.random.normal(threefry.key(seed), (3, 4), jnp.float64))
             for g, w in zip(got, want):
                 np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
 
@@ -74,38 +74,38 @@ def test_64_bit_draws_match():
 def test_bits_at_are_the_whole_draws_words(shape):
     """`random_bits_at` gives any element of ``jax.random.bits`` alone, even and odd counts (the pad), 32 and 64
     bits, with a batched key."""
-    keys = jax.vmap(lambda s: jax.random.fold_in(prng.key(11), s))(jnp.arange(3))
+    keys = jax.vmap(lambda s: jax.random.fold_in(threefry.key(11), s))(jnp.arange(3))
     size = int(np.prod(shape))
     idx = jnp.asarray([[0, size - 1, size // 2, (size - 1) // 2]] * 3, jnp.uint32)
     data = jax.random.key_data(keys)[:, None, :]
     want = jax.vmap(lambda k: jax.random.bits(k, shape, jnp.uint32).ravel())(keys)
-    np.testing.assert_array_equal(np.asarray(prng.random_bits_at(data, 32, shape, idx)),
+    np.testing.assert_array_equal(np.asarray(threefry.random_bits_at(data, 32, shape, idx)),
                                   np.take_along_axis(np.asarray(want), np.asarray(idx, np.int64), 1))
     with jax.enable_x64(True):
         want = jax.vmap(lambda k: jax.random.bits(k, shape, jnp.uint64).ravel())(keys)
-        got = prng.random_bits_at(data, 64, shape, idx)
+        got = threefry.random_bits_at(data, 64, shape, idx)
         assert got.dtype == jnp.uint64
         np.testing.assert_array_equal(np.asarray(got),
                                       np.take_along_axis(np.asarray(want), np.asarray(idx, np.int64), 1))
 
 
 def test_bits_at_checks_its_arguments():
-    data = jax.random.key_data(prng.key(0))
+    data = jax.random.key_data(threefry.key(0))
     with pytest.raises(ValueError, match="count must be in"):
-        prng.bits_at(data, 0, jnp.zeros(1, jnp.uint32))
+        threefry.bits_at(data, 0, jnp.zeros(1, jnp.uint32))
     with pytest.raises(ValueError, match="bit_width must be 32 or 64, got 16"):
-        prng.random_bits_at(data, 16, (4,), jnp.zeros(1, jnp.uint32))
+        threefry.random_bits_at(data, 16, (4,), jnp.zeros(1, jnp.uint32))
 
 
 @pytest.mark.slow
 def test_a_broken_hash_is_caught(monkeypatch):
     """The equality tests can fail: one changed rotation constant changes every draw."""
-    monkeypatch.setattr(prng, "_ROTATIONS", ((13, 15, 26, 6), (17, 29, 16, 25)))
+    monkeypatch.setattr(threefry, "_ROTATIONS", ((13, 15, 26, 6), (17, 29, 16, 25)))
     shape = (8, 3, 1)  # a shape no other test draws: jax.random caches compiled draws by shape
     try:
         with jax.threefry_partitionable(False):
             want = jax.random.normal(jax.random.key(1), shape)
-        got = jax.random.normal(prng.key(1), shape)
+        got = jax.random.normal(threefry.key(1), shape)
         assert not np.any(np.asarray(got) == np.asarray(want))
     finally:
         jax.clear_caches()  # drop every trace made with the broken hash

@@ -1,13 +1,12 @@
 """jaxbandit.tune, tuning.grid and the CLI verb `jaxbandit tune`."""
 import json
-import math
 
 import numpy as np
 import pytest
 
 import jaxbandit as jb
 from jaxbandit import cli, engine, tuning
-from jaxbandit.privacy import thompson as ts_privacy
+from jaxbandit.accounting import thompson as ts_privacy
 
 MEANS = [0.75, 0.625, 0.5, 0.375, 0.25]
 SMALL = dict(env_params={"means": MEANS}, horizon=400, runs=4, steps=3, seed=0)
@@ -28,7 +27,7 @@ SMALL = dict(env_params={"means": MEANS}, horizon=400, runs=4, steps=3, seed=0)
     (dict(eta_budget=1.0, policy_params={"c": 2.0}), "policy_params fixes c, which the tuner sets"),
     (dict(eta_budget=1.0, runs=1), "runs"),
     (dict(eta_budget=1.0, sigma=0.0), "sigma=0"),
-    (dict(eta_budget=1.0, policy="ucb1"), "has no GDP accounting"),
+    (dict(eta_budget=1.0, policy="ucb1"), "policy 'ucb1' has no such accountant"),
     (dict(policy="epsilon-greedy"), "param= to tune one parameter of 'epsilon-greedy' \\(epsilon\\)"),
     (dict(policy="epsilon-greedy", param="eps"), "no parameter 'eps'"),
     (dict(policy="epsilon-greedy", param="epsilon", init=1.5), "init=1.5"),
@@ -50,7 +49,7 @@ def test_answer_is_an_integer_b_whose_c_meets_the_budget_exactly(accounting):
     assert isinstance(b, int) and 0 <= b < 400 / 5
     tight = accounting == "tight"
     eta = float(ts_privacy.eta(b, np.float32(c), 400, num_arms=5, tight=tight))
-    assert eta <= 1.5 and tuned.eta == pytest.approx(eta)
+    assert tuned.eta <= 1.5 and tuned.eta == pytest.approx(eta)  # the accountant's claim (float64) meets it
     expected_c = float(ts_privacy.min_scale(b, 400, 5, eta_budget=1.5, tight=tight))
     assert c == pytest.approx(expected_c, rel=1e-6)
     if expected_c > 1:
@@ -63,7 +62,7 @@ def test_answer_is_an_integer_b_whose_c_meets_the_budget_exactly(accounting):
 def test_epsilon_delta_budget_is_met():
     tuned = jb.tune("bernoulli", epsilon=3.0, delta=1e-5, **SMALL)
     assert tuned.epsilon <= 3.0 * (1 + 1e-6) and tuned.delta == pytest.approx(1e-5)
-    assert tuned.config["eta_budget"] == pytest.approx(float(jb.privacy.gdp.eta_for(3.0, 1e-5)))
+    assert tuned.config["eta_budget"] == pytest.approx(float(jb.accounting.gdp.eta_for(3.0, 1e-5)))
 
 
 def test_same_seed_same_answer_and_json(tmp_path):

@@ -4,7 +4,7 @@ Each family maps one step's pre-drawn randomness to a reward of one arm. Familie
 CDF use a single open uniform u in (0, 1), shared by every family of an environment and drawn from the
 environment's own key, so that different policies run with the same seed see the same reward draw at the same
 step for the same arm (common random numbers). Beta arms have no cheap inverse CDF and use the exact Gamma
-ratio sampler of `jaxbandit.sampling`.
+ratio sampler of `jaxbandit.random.samplers`.
 """
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.scipy.special import ndtr, ndtri
 
-from jaxbandit import checks, sampling
+from jaxbandit import checks
+from jaxbandit.random import samplers
 from jaxbandit.types import Env, StepRandom
 
 _INF = math.inf
@@ -93,7 +94,7 @@ def _truncexp_mean(rates):
 
 
 def _beta_sample(u, noise, key, alpha, beta):
-    return sampling.beta(key, alpha, beta, noise)
+    return samplers.beta(key, alpha, beta, noise)
 
 
 def _beta_second_moment(a, b):
@@ -258,7 +259,7 @@ def _build(name: str, layout: _Layout, *, single: bool) -> Env:
         k_beta = jax.random.fold_in(key, 1)
         u = open_uniform(key, (steps,))
         # The second uniform has its own key: families that do not need it keep their draws.
-        return (u, sampling.draw_beta_noise(k_beta, (steps,)) if needs_beta else None,
+        return (u, samplers.draw_beta_noise(k_beta, (steps,)) if needs_beta else None,
                 open_uniform(jax.random.fold_in(key, 2), (steps,)) if needs_u2 else None)
 
     def extra(fam, noise):

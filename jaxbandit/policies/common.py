@@ -4,7 +4,6 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxbandit.types import Claim
 
 
 def inclusive_count(mask):
@@ -69,17 +68,11 @@ def kahan_add(total, comp, x):
 
 
 def bind_run_horizon(params, horizon):
-    """``bind_horizon`` of a policy that knows T through a ``horizon`` parameter: 0 (the default) means the run's."""
-    return params._replace(horizon=jnp.where(params.horizon > 0, params.horizon,
-                                             jnp.asarray(horizon, params.horizon.dtype)))
+    """``bind_horizon`` of a policy that knows T through a ``horizon`` parameter: ``None`` (the default) is the
+    run's T."""
+    if params.horizon is not None:
+        return params
+    return params._replace(horizon=jnp.asarray(horizon, jnp.zeros(()).dtype))
 
 
-WHOLE_RUN = "ε-DP of the whole action sequence, one reward changed"
-
-
-def epsilon_claim(source: str, notion: str = WHOLE_RUN):
-    """``Policy.privacy`` of a policy whose paper proves pure ε-DP at its ``epsilon`` parameter, by ``source``."""
-    def privacy(params, horizon):
-        del horizon
-        return Claim(float(params.epsilon), 0.0, notion, source)
-    return privacy
+WHOLE_RUN = "one reward changed; the output is the whole action sequence"

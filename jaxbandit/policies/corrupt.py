@@ -23,11 +23,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbandit import checks, sampling
+from jaxbandit import checks
+from jaxbandit.random import samplers
 from jaxbandit.policies.common import uniform_draw, unplayed_first
 from jaxbandit.policies.thompson import posterior_sample, thompson
 from jaxbandit.policies.ucb import _init, _means, _update, exploration, klucb_index
-from jaxbandit.privatizers import randomized_response as rr
+from jaxbandit.mechanisms import randomized_response as rr
 from jaxbandit.types import Policy
 
 
@@ -44,8 +45,8 @@ class TSCFParams(NamedTuple):
 
 def _validator(num_arms, with_c=True):
     """p00, p11 scalars or K-vectors in [0, 1] with p00 + p11 ≠ 1 (g_a strictly monotone); c >= 0 finite."""
-    def validate(params):
-        rr.validate(rr.RRParams(params.p00, params.p11))
+    def validate(params, horizon=None):
+        rr.check(params.p00, params.p11)
         for name in ("p00", "p11"):
             shape = np.shape(getattr(params, name))
             if shape not in ((), (num_arms,)):
@@ -154,15 +155,15 @@ def wr_ts(num_arms: int) -> Policy:
 
     Beta–Bernoulli TS on the transformed rewards, with the
     posterior Beta(1 + N_a Ȳ_a, 1 + N_a (1 − Ȳ_a)), Ȳ_a = clip(g_a⁻¹(λ̂_a), 0, 1) (spec §2.4 [A], as
-    `wr_klucb`). The Beta draws are exact for real parameters (`jaxbandit.sampling.beta`)."""
+    `wr_klucb`). The Beta draws are exact for real parameters (`jaxbandit.random.samplers.beta`)."""
 
     def draw(key, steps, params):
-        return sampling.draw_beta_noise(key, (steps, num_arms))
+        return samplers.draw_beta_noise(key, (steps, num_arms))
 
     def select(rng, state, params):
         mean, _ = _wrapped_means(state, params)
         n = state.counts.astype(mean.dtype)
-        theta = sampling.beta(rng.key, 1 + n * mean, 1 + n * (1 - mean), rng.noise)
+        theta = samplers.beta(rng.key, 1 + n * mean, 1 + n * (1 - mean), rng.noise)
         return jnp.argmax(theta).astype(jnp.int32)
 
     return Policy("wr-ts", num_arms, _init(num_arms), draw, select, _update(num_arms), _validator(num_arms, with_c=False),

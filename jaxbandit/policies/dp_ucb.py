@@ -7,7 +7,7 @@ algorithms below follow the paper's description as implemented, consistently, by
 hybrid mechanism). Facts taken from them, not code. Where they disagree or are silent, the choice is ours and
 marked. The privacy of each policy is that of its construction, stated per policy.
 
-  dp-ucb-bound  each arm's rewards feed its own hybrid counter (`jaxbandit.privacy.counters`, ε-DP); after one
+  dp-ucb-bound  each arm's rewards feed its own hybrid counter (`jaxbandit.mechanisms.counters`, ε-DP); after one
                 pull of each arm play argmax Ŝ_i/n_i + sqrt(2 ln t / n_i) + ν_i/n_i, with ν_i the counter's noise
                 bound at n_i and γ = t^-4. ε-DP: every reward enters one ε-DP counter; choices are
                 post-processing of the released sums.
@@ -40,23 +40,23 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbandit import checks
-from jaxbandit.policies.common import epsilon_claim, onehot, unplayed_first
+from jaxbandit.accounting import composition
+from jaxbandit.accounting.accountants import Accountant, epsilon_of, pure_dp
+from jaxbandit.mechanisms import counters, laplace as laplace_noise
+from jaxbandit.policies.common import WHOLE_RUN, onehot, unplayed_first
 from jaxbandit.policies.phased import phased
-from jaxbandit.privacy import composition, counters, noise as laplace_noise
-from jaxbandit.types import Claim, Policy
+from jaxbandit.types import Policy
 
-_DP = "ε-DP of the whole action sequence, one reward changed (Tossou & Dimitrakakis 2016, Def. 1)"
+_PROTECTS = f"{WHOLE_RUN} (Tossou & Dimitrakakis 2016, Def. 1)"
 
 
 class EpsilonParams(NamedTuple):
     epsilon: jax.Array  # float: ε of ε-DP (global: the learner sees true rewards)
-    noise: jax.Array    # int: 1 discrete Laplace releases (floating-point safe, default), 0 the float draw
 
 
 class IntervalParams(NamedTuple):
     epsilon: jax.Array  # float: sets the block length f = ⌈1/ε⌉
     v: jax.Array        # float in (1, 2): privacy rate, Laplace scale 1/n^{1 − v/2}
-    noise: jax.Array    # int: 1 discrete Laplace releases (default), 0 the float draw
 
 
 class CounterState(NamedTuple):
@@ -64,27 +64,24 @@ class CounterState(NamedTuple):
     counts: jax.Array               # int32[K]: pulls
 
 
-def _draw(num_arms, releases_per_arm: bool):
+def _draw(num_arms, releases_per_arm: bool, release: str):
     """Tie-break uniforms and the Laplace noise: the float draw per arm (as always), the discrete one per arm where
     every arm's counter releases each round, else one per step (only the pulled arm releases)."""
     def draw(key, steps, params):
         k_tie, k_lap = jax.random.split(key)
         bits = (steps, num_arms) if releases_per_arm else (steps,)
-        return jax.random.uniform(k_tie, (steps,)), laplace_noise.draw(k_lap, (steps, num_arms), params.noise,
+        return jax.random.uniform(k_tie, (steps,)), laplace_noise.draw(k_lap, (steps, num_arms), release,
                                                                         bits_shape=bits)
     return draw
 
 
-def _validate_noise(params):
-    checks.in_set("noise", params.noise, (0, 1))
-
-
-def _validate_epsilon(params):
+def _validate_epsilon(params, horizon=None):
     checks.in_range("epsilon", params.epsilon, 0.0, math.inf, low_open=True)  # ∞: no noise (plain UCB1)
-    _validate_noise(params)
 
 
-def _counter_policy(num_arms: int, every_arm: bool, with_bound: bool, name: str) -> Policy:
+def _counter_policy(num_arms: int, every_arm: bool, with_bound: bool, name: str, release: str) -> Policy:
+    laplace_noise.check_release(release)
+
     def init(params):
         return CounterState(counters.hybrid_init((num_arms,)), jnp.zeros(num_arms, jnp.int32))
 
@@ -116,29 +113,30 @@ def _counter_policy(num_arms: int, every_arm: bool, with_bound: bool, name: str)
                                    one, state.counter)
         return CounterState(counter, state.counts + hit)
 
-    privacy = epsilon_claim("Chan, Shi & Song 2011's hybrid counter is ε-DP (`counters.hybrid_privacy_loss`); each "
-                            "reward enters one arm's counter and the choices are post-processing of the released "
-                            "sums", _DP)
+    accountant = pure_dp(epsilon_of, protects=_PROTECTS,
+                         source="Chan, Shi & Song 2011's hybrid counter is ε-DP (`counters.hybrid_privacy_loss`); "
+                                "each reward enters one arm's counter and the choices are post-processing of the "
+                                "released sums")
+    return Policy(name, num_arms, init, _draw(num_arms, every_arm, release), select, update, _validate_epsilon,
+                  EpsilonParams(jnp.asarray(1.0)), reward_range=(0.0, 1.0), accountant=accountant,
+                  options={"release": release})
 
-    return Policy(name, num_arms, init, _draw(num_arms, every_arm), select, update, _validate_epsilon,
-                  EpsilonParams(jnp.asarray(1.0), jnp.asarray(1, jnp.int32)), reward_range=(0.0, 1.0),
-                  privacy=privacy)
 
-
-def dp_ucb_bound(num_arms: int) -> Policy:
+def dp_ucb_bound(num_arms: int, *, release: str = "discrete") -> Policy:
     """ε-DP UCB on hybrid-mechanism sums plus their noise bound (Tossou & Dimitrakakis 2016, Alg. 1).
 
     DP-UCB-BOUND: per-arm hybrid counters fed on pulls; index
-    Ŝ_i/n_i + sqrt(2 ln t/n_i) + ν(n_i, ε, t^-4)/n_i (`counters.hybrid_noise_bound`). ε-DP."""
-    return _counter_policy(num_arms, every_arm=False, with_bound=True, name="dp-ucb-bound")
+    Ŝ_i/n_i + sqrt(2 ln t/n_i) + ν(n_i, ε, t^-4)/n_i (`counters.hybrid_noise_bound`). ε-DP. ``release``: the
+    counters' Laplace releases, ``"discrete"`` (floating-point safe, default) or ``"float"``."""
+    return _counter_policy(num_arms, every_arm=False, with_bound=True, name="dp-ucb-bound", release=release)
 
 
-def dp_ucb(num_arms: int) -> Policy:
+def dp_ucb(num_arms: int, *, release: str = "discrete") -> Policy:
     """ε-DP UCB on hybrid-mechanism sums, every counter fed each round (Tossou & Dimitrakakis 2016).
 
     DP-UCB: every arm's hybrid counter gets an item each round (0 unless
-    pulled); index Ŝ_i/n_i + sqrt(2 ln t/n_i). ε-DP."""
-    return _counter_policy(num_arms, every_arm=True, with_bound=False, name="dp-ucb")
+    pulled); index Ŝ_i/n_i + sqrt(2 ln t/n_i). ε-DP. ``release`` as for `dp_ucb_bound`."""
+    return _counter_policy(num_arms, every_arm=True, with_bound=False, name="dp-ucb", release=release)
 
 
 class IntervalState(NamedTuple):
@@ -153,12 +151,14 @@ def block_length(epsilon):
     return jnp.maximum(jnp.ceil(1 / jnp.asarray(epsilon)), 1).astype(jnp.int32)
 
 
-def dp_ucb_int(num_arms: int) -> Policy:
+def dp_ucb_int(num_arms: int, *, release: str = "discrete") -> Policy:
     """DP UCB with blocks of ceil(1/eps) pulls and Lap(n^(v/2-1)) means (Tossou & Dimitrakakis 2016, Alg. 3).
 
     DP-UCB-INT: blocks of f = ⌈1/ε⌉ pulls; at the end of each block
     the arm's private mean S/n + Lap(1/n^{1−v/2}) is released; play unplayed arms first (random order), finish the
-    current block, else argmax private mean + sqrt(2 ln t/n). Privacy: `dp_ucb_int_privacy`."""
+    current block, else argmax private mean + sqrt(2 ln t/n). Privacy: `dp_ucb_int_privacy`. ``release`` as for
+    `dp_ucb_bound`."""
+    laplace_noise.check_release(release)
 
     # Blocks never overlap, so they are the global phases of `phased`: one arm per block, chosen at its start.
     def init(params):
@@ -181,7 +181,7 @@ def dp_ucb_int(num_arms: int) -> Policy:
         hit = onehot(arm, num_arms)
         return IntervalState(state.sums + hit.astype(state.sums.dtype) * obs, state.counts + hit, state.private, arm)
 
-    def release(rng, state, arm, length, params):
+    def release_mean(rng, state, arm, length, params):
         # Only the block's arm releases: its mean alone (a discrete release of every arm costs K times as much).
         noise = laplace_noise.at_arm(rng.noise[1], arm)
         n = jnp.maximum(state.counts[arm], 1).astype(state.sums.dtype)
@@ -191,23 +191,21 @@ def dp_ucb_int(num_arms: int) -> Policy:
                                           noise)  # the mean's sensitivity is 1/n
         return state._replace(private=jnp.where(onehot(arm, num_arms) == 1, released, state.private))
 
-    def validate(params):
+    def validate(params, horizon=None):
         checks.in_range("epsilon", params.epsilon, 0.0, math.inf, low_open=True, high_open=True)
         checks.in_range("v", params.v, 1.0, 2.0, low_open=True, high_open=True)
-        _validate_noise(params)
 
-    def privacy(params, horizon):
-        delta = math.exp(-10)  # the paper's setting
-        return Claim(dp_ucb_int_privacy(float(params.epsilon), float(params.v), delta, horizon), delta,
-                     "(ε, δ)-DP of the whole action sequence, one reward changed (Tossou & Dimitrakakis 2016)",
-                     "advanced composition (Kairouz et al.) of the changed arm's releases, each (kf)^(-v/2)-DP "
-                     "(`dp_ucb_int_privacy`; our reading, the paper's theorem was not available)")
-
+    delta = math.exp(-10)  # the paper's setting
+    accountant = Accountant(
+        "approx-dp", "run",
+        lambda p, T, K: {"epsilon": dp_ucb_int_privacy(float(p.epsilon), float(p.v), delta, T), "delta": delta},
+        _PROTECTS, "advanced composition (Kairouz et al.) of the changed arm's releases, each (kf)^(-v/2)-DP "
+        "(`dp_ucb_int_privacy`; our reading, the paper's theorem was not available)",
+        calibrated="v", calibrated_range=(1.0, 2.0))
     policy = phased("dp-ucb-int", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
-                    release=release, draw=_draw(num_arms, False), validate=validate,
-                    default_params=IntervalParams(jnp.asarray(1.0), jnp.asarray(1.1), jnp.asarray(1, jnp.int32)),
-                    reward_range=(0.0, 1.0))
-    return policy._replace(privacy=privacy)
+                    release=release_mean, draw=_draw(num_arms, False, release), validate=validate,
+                    default_params=IntervalParams(jnp.asarray(1.0), jnp.asarray(1.1)), reward_range=(0.0, 1.0))
+    return policy._replace(accountant=accountant, options={"release": release})
 
 
 def dp_ucb_int_privacy(epsilon: float, v: float, delta: float, horizon: int) -> float:

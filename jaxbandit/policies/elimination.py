@@ -24,16 +24,16 @@ import jax
 import jax.numpy as jnp
 
 from jaxbandit import checks
-from jaxbandit.policies.common import capped_pulls, epsilon_claim, onehot
+from jaxbandit.accounting.accountants import epsilon_of, pure_dp
+from jaxbandit.mechanisms import laplace as laplace_noise
+from jaxbandit.policies.common import WHOLE_RUN, capped_pulls, onehot
 from jaxbandit.policies.phased import phased, round_robin
-from jaxbandit.privacy import noise as laplace_noise
 from jaxbandit.types import Policy
 
 
 class DPSEParams(NamedTuple):
     epsilon: jax.Array  # ε of ε-DP
     beta: jax.Array     # failure probability; 1/T is the paper's choice
-    noise: jax.Array    # int: 1 discrete Laplace releases (floating-point safe, default), 0 the float draw
 
 
 class DPSEState(NamedTuple):
@@ -65,13 +65,15 @@ def eliminate(active, estimates, threshold):
     return active & (best - estimates <= threshold)
 
 
-def dp_se(num_arms: int) -> Policy:
+def dp_se(num_arms: int, *, release: str = "discrete") -> Policy:
     """DP-SE: ε-DP successive elimination (Sajed & Sheffet 2019; see the module docstring for the rule).
 
     Written on `phased` with one global phase per epoch, R_e·|S| pulls long (round-robin); with one arm left the
     phase never ends. The discrete release's words (32 per arm) are drawn at the epoch's end from that step's key,
     not for every step (`laplace_noise.with_words`): releases are rare, so the engine runs DP-SE about as fast as
-    UCB1 (benchmarks/RESULTS.md). The float mode (``noise = 0``) keeps its per-step draw and its numbers."""
+    UCB1 (benchmarks/RESULTS.md). ``release``: ``"discrete"`` (floating-point safe, default) or ``"float"`` (the
+    papers' float Laplace draw, deferred to where it is read: the same numbers as a per-step draw)."""
+    laplace_noise.check_release(release)
 
     def init(params):
         e = jnp.asarray(1, jnp.int32)
@@ -80,7 +82,7 @@ def dp_se(num_arms: int) -> Policy:
 
     def draw(key, steps, params):
         # one per arm, used at epoch ends only: the discrete release's words are drawn there (`release`)
-        return laplace_noise.draw(key, (steps, num_arms), params.noise, words_later=True)
+        return laplace_noise.draw(key, (steps, num_arms), release, words_later=True)
 
     def phase_length(state, params):
         n = jnp.sum(state.active, dtype=jnp.int32)
@@ -92,7 +94,7 @@ def dp_se(num_arms: int) -> Policy:
     def observe(rng, state, arm, obs, params):
         return state._replace(sums=state.sums + onehot(arm, num_arms, state.sums.dtype) * obs)
 
-    def release(rng, state, arm, length, params):
+    def release_means(rng, state, arm, length, params):
         dtype = state.sums.dtype
         r = state.pulls.astype(dtype)
         eps = params.epsilon.astype(dtype)
@@ -107,17 +109,16 @@ def dp_se(num_arms: int) -> Policy:
         return DPSEState(keep, jnp.zeros_like(state.sums), epoch,
                          epoch_pulls(jnp.sum(keep, dtype=jnp.int32), epoch, params, dtype))
 
-    def validate(params):
+    def validate(params, horizon=None):
         checks.in_range("epsilon", params.epsilon, 0.0, low_open=True, high_open=True)
         checks.in_range("beta", params.beta, 0.0, 1.0, low_open=True, high_open=True)
-        checks.in_set("noise", params.noise, (0, 1))
 
-    privacy = epsilon_claim("Sajed & Sheffet 2019, Theorem 3.1: each epoch mean is released once with Lap(1/(εR_e)) "
-                            "(sensitivity 1/R_e), epochs use disjoint rewards, choices are post-processing")
-
+    accountant = pure_dp(epsilon_of, protects=WHOLE_RUN,
+                         source="Sajed & Sheffet 2019, Theorem 3.1: each epoch mean is released once with "
+                                "Lap(1/(εR_e)) (sensitivity 1/R_e), epochs use disjoint rewards, choices are "
+                                "post-processing")
     policy = phased("dp-se", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
-                    release=release, draw=draw, validate=validate,
-                    default_params=DPSEParams(epsilon=jnp.asarray(1.0), beta=jnp.asarray(1e-5),
-                                              noise=jnp.asarray(1, jnp.int32)),
+                    release=release_means, draw=draw, validate=validate,
+                    default_params=DPSEParams(epsilon=jnp.asarray(1.0), beta=jnp.asarray(1e-5)),
                     reward_range=(0.0, 1.0))
-    return policy._replace(privacy=privacy)
+    return policy._replace(accountant=accountant, options={"release": release})

@@ -5,7 +5,7 @@
 
 DP-FTPL draws θ_i independently per arm from a distribution built from arm i's own statistics (pulls n_i, ones
 R_i) each step and plays argmax θ (ties have probability zero); by the paper's Lemma 8 the policy is (ε, δ)-DP in
-the one-step sense of its Definition 1 (`jaxbandit.privacy.ftpl` holds the distributions and the band check).
+the one-step sense of its Definition 1 (`jaxbandit.mechanisms.perturbations` holds the distributions and the band check).
 Rewards in [0, 1] enter as a Bernoulli trial (Agrawal & Goyal), so R_i counts ones; on Bernoulli arms the trial is
 the reward itself. GDP-Elim-New pulls every arm N(k) times in phase k and commits to an arm once a draw from the
 same truncated-Laplace law, centred on the phase's means, separates it by 2^-k: (ε, δ)-global DP (Definition 3)
@@ -19,19 +19,21 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxbandit import checks, sampling
+from jaxbandit import checks
+from jaxbandit.accounting.accountants import Accountant, epsilon_delta_of
+from jaxbandit.mechanisms import normal as normal_noise
+from jaxbandit.mechanisms import perturbations as dist
 from jaxbandit.policies.common import bind_run_horizon, capped_pulls, kahan_add, onehot
 from jaxbandit.policies.phased import phased
-from jaxbandit.privacy import ftpl as dist
-from jaxbandit.privacy import noise as privacy_noise
-from jaxbandit.types import Claim, Policy
+from jaxbandit.random import samplers
+from jaxbandit.types import Policy
 
-__all__ = ["dp_ftpl_gauss", "dp_ftpl_beta", "dp_ftpl_new", "gdp_elim_new", "FTPLParams", "GaussParams", "NewParams",
+__all__ = ["dp_ftpl_gauss", "dp_ftpl_beta", "dp_ftpl_new", "gdp_elim_new", "FTPLParams", "NewParams",
            "FTPLState", "ElimState", "start_pulls", "elim_phase_pulls", "MAX_EPSILON"]
 
-_DP = "one-step (ε, δ)-DP of each arm choice given the history, one reward changed (Wang & Zhu 2024, Def. 1)"
-_GLOBAL_DP = ("(ε, δ)-global DP of the whole action sequence under any revision rule with at most one expected "
-              "revision (Wang & Zhu 2024, Def. 3)")
+_DP = "one reward changed; the output is each arm choice given the history (Wang & Zhu 2024, Def. 1)"
+_GLOBAL_DP = ("one reward changed; the output is the whole action sequence under any revision rule with at most one "
+              "expected revision (Wang & Zhu 2024, Def. 3: global DP)")
 
 
 class FTPLParams(NamedTuple):
@@ -39,16 +41,10 @@ class FTPLParams(NamedTuple):
     delta: jax.Array    # δ in (0, 1)
 
 
-class GaussParams(NamedTuple):
-    epsilon: jax.Array  # privacy level ε ≥ 0
-    delta: jax.Array    # δ in (0, 1)
-    noise: jax.Array    # int: 1 Gaussian draws with tails to 2^-73 (default), 0 jax.random.normal
-
-
 class NewParams(NamedTuple):
     epsilon: jax.Array  # ε ≥ 0
     delta: jax.Array    # δ in [0, 1), not both 0
-    horizon: jax.Array  # T, known to the algorithm (log T and L_T); 0: the run's horizon
+    horizon: jax.Array | None  # T, known to the algorithm (log T and L_T); None: the run's horizon
 
 
 class FTPLState(NamedTuple):
@@ -87,71 +83,73 @@ def _start(num_arms, pulls, state, sampled):
     return jnp.where(forced, state.step // jnp.maximum(pulls, 1), sampled).astype(jnp.int32)
 
 
-def _check_start(name, num_arms):
-    def check_horizon(params, horizon):
-        pulls = int(start_pulls(name, params.epsilon, params.delta))
-        if pulls * num_arms >= horizon:
-            raise ValueError(f"{name}'s start phase, {pulls} pulls of each of {num_arms} arms (epsilon="
-                             f"{checks._fmt(params.epsilon)}, delta={checks._fmt(params.delta)}), takes "
-                             f"{pulls * num_arms} >= horizon={horizon} rounds: raise epsilon or delta, or the horizon")
-    return check_horizon
+def _check_start(name, num_arms, params, horizon):
+    pulls = int(start_pulls(name, params.epsilon, params.delta))
+    if pulls * num_arms >= horizon:
+        raise ValueError(f"{name}'s start phase, {pulls} pulls of each of {num_arms} arms (epsilon="
+                         f"{checks._fmt(params.epsilon)}, delta={checks._fmt(params.delta)}), takes "
+                         f"{pulls * num_arms} >= horizon={horizon} rounds: raise epsilon or delta, or the horizon")
 
 
-def _claim(source, notion=_DP, delta_scale=1.0):
-    def privacy(params, horizon):
-        del horizon
-        return Claim(float(params.epsilon), float(params.delta) * delta_scale, notion, source)
-    return privacy
+def _accountant(source, protects=_DP, scope="round"):
+    """(ε, δ) as the parameters state them; a budget (ε, δ) sets both."""
+    def boundary(budget, params, horizon, num_arms):
+        if budget.mu is not None:
+            raise ValueError(f"a mu budget ({budget}) does not apply to an (epsilon, delta) claim: give (epsilon, "
+                             "delta)")
+        return {"epsilon": budget.epsilon, "delta": budget.delta}
+    return Accountant("approx-dp", scope, epsilon_delta_of(), protects, source, calibrated="epsilon",
+                      boundary=boundary)
 
 
 MAX_EPSILON = 50.0  # e^ε overflows float32 beyond ε ≈ 88; at ε = 50 the truncated Laplace law protects nothing
 
 
-def _validate_new(name):
-    def validate(params):
+def _validate_new(name, num_arms):
+    def validate(params, horizon=None):
         checks.in_range("epsilon", params.epsilon, 0.0, MAX_EPSILON)
         checks.in_range("delta", params.delta, 0.0, 1.0, high_open=True)
-        T = float(params.horizon)
-        if not (T == 0 or 2 <= T < float("inf")):  # log T > 0 and N(1) ≥ 1 need T ≥ 2
-            raise ValueError(f"horizon={checks._fmt(params.horizon)} must be 0 (the run's horizon) or a number in "
-                             "[2, inf): the T known to the algorithm")
+        if params.horizon is not None:  # log T > 0 and N(1) ≥ 1 need T ≥ 2
+            checks.in_range("horizon", params.horizon, 2.0, high_open=True)
         if float(params.epsilon) == 0 and float(params.delta) == 0:
             raise ValueError(f"{name} needs epsilon > 0 or delta > 0 (epsilon=0 and delta=0 give no distribution, "
                              "Lemma 15)")
+        if horizon is not None and num_arms > horizon:
+            raise ValueError(f"{name} pulls each of its {num_arms} arms first: horizon={horizon} is too short")
     return validate
 
 
-def _validate_gauss_beta(params):
-    checks.in_range("epsilon", params.epsilon, 0.0, high_open=True)
-    checks.in_range("delta", params.delta, 0.0, 1.0, low_open=True, high_open=True)
+def _validate_gauss_beta(name, num_arms):
+    def validate(params, horizon=None):
+        checks.in_range("epsilon", params.epsilon, 0.0, high_open=True)
+        checks.in_range("delta", params.delta, 0.0, 1.0, low_open=True, high_open=True)
+        if horizon is not None:
+            _check_start(name, num_arms, params, horizon)
+    return validate
 
 
-def _validate_gauss(params):
-    _validate_gauss_beta(params)
-    checks.in_set("noise", params.noise, (0, 1))
-
-
-def dp_ftpl_gauss(num_arms: int) -> Policy:
+def dp_ftpl_gauss(num_arms: int, *, release: str = "tail-safe") -> Policy:
     """DP-FTPL-Gauss: ⌈N_G*⌉ start pulls per arm, then θ_i ~ N(R_i/n_i, 2/n_i), argmax (seed 003 Alg. 1).
 
     N_G* = min{1/(4πδ²), log(e/(4πδ²))/ε²} (§4.1) makes each step (ε, δ)-DP (Lemma 8); δ > 0 is required.
-    ``noise``: 1 (default) draws the Gaussians with tails to 2^-73 (`jaxbandit.privacy.noise.normal`), 0 with
-    ``jax.random.normal``."""
+    ``release``: ``"tail-safe"`` (default) draws the Gaussians with tails to 2^-73
+    (`jaxbandit.mechanisms.normal.normal`), ``"float"`` with ``jax.random.normal``."""
+    checks.known_name("normal release", release, normal_noise.RELEASES)
     pulls = lambda params: start_pulls("dp-ftpl-gauss", params.epsilon, params.delta)
 
     def draw(key, steps, params):
         kz, ku = jax.random.split(key)
-        return privacy_noise.normal(kz, (steps, num_arms), params.noise), jax.random.uniform(ku, (steps,))
+        return normal_noise.normal(kz, (steps, num_arms), release), jax.random.uniform(ku, (steps,))
 
     def select(rng, state, params):
         n = jnp.maximum(state.counts, 1).astype(rng.noise[0].dtype)
         theta = state.ones.astype(n.dtype) / n + rng.noise[0] * jnp.sqrt(2 / n)
         return _start(num_arms, pulls(params), state, jnp.argmax(theta))
 
-    return Policy("dp-ftpl-gauss", num_arms, _init(num_arms), draw, select, _update(num_arms), _validate_gauss,
-                  GaussParams(jnp.asarray(1.0), jnp.asarray(0.01), jnp.asarray(1, jnp.int32)), reward_range=(0.0, 1.0),
-                  check_horizon=_check_start("dp-ftpl-gauss", num_arms),
-                  privacy=_claim("Wang & Zhu 2024, Lemma 8 with the start phase N_G* of §4.1 (Theorem 11)"))
+    return Policy("dp-ftpl-gauss", num_arms, _init(num_arms), draw, select, _update(num_arms),
+                  _validate_gauss_beta("dp-ftpl-gauss", num_arms), FTPLParams(jnp.asarray(1.0), jnp.asarray(0.01)),
+                  reward_range=(0.0, 1.0), options={"release": release},
+                  accountant=_accountant("Wang & Zhu 2024, Lemma 8 with the start phase N_G* of §4.1 (Theorem 11)"))
 
 
 def dp_ftpl_beta(num_arms: int) -> Policy:
@@ -159,34 +157,34 @@ def dp_ftpl_beta(num_arms: int) -> Policy:
 
     θ_i ~ Beta(R_i+1+k_i, n_i−R_i+1+k_i), k_i = ⌊n_i/8⌋+1.
     N_B* = max{min{40e/(9πδ²), 8000 log(e/(2πδ²))/(81ε²)}, 1000e/(9π)} (§4.2); the k_i pseudo-counts of each side
-    are what make it private (without them Lemma 8 fails at every n). Exact Beta draws (`jaxbandit.sampling.beta`)."""
+    are what make it private (without them Lemma 8 fails at every n). Exact Beta draws (`jaxbandit.random.samplers.beta`)."""
     pulls = lambda params: start_pulls("dp-ftpl-beta", params.epsilon, params.delta)
 
     def draw(key, steps, params):
         kb, ku = jax.random.split(key)
-        return sampling.draw_beta_noise(kb, (steps, num_arms)), jax.random.uniform(ku, (steps,))
+        return samplers.draw_beta_noise(kb, (steps, num_arms)), jax.random.uniform(ku, (steps,))
 
     def select(rng, state, params):
         k = dist.beta_pseudo_count(state.counts)
         dtype = jnp.result_type(float)
         a = (state.ones + 1 + k).astype(dtype)
         b = (state.counts - state.ones + 1 + k).astype(dtype)
-        theta = sampling.beta(rng.key, a, b, rng.noise[0])
+        theta = samplers.beta(rng.key, a, b, rng.noise[0])
         return _start(num_arms, pulls(params), state, jnp.argmax(theta))
 
-    return Policy("dp-ftpl-beta", num_arms, _init(num_arms), draw, select, _update(num_arms), _validate_gauss_beta,
-                  FTPLParams(jnp.asarray(1.0), jnp.asarray(0.01)), reward_range=(0.0, 1.0),
-                  check_horizon=_check_start("dp-ftpl-beta", num_arms),
-                  privacy=_claim("Wang & Zhu 2024, Lemma 8 with the pseudo-counts and start phase N_B* of §4.2 "
-                                 "(Theorem 13)"))
+    return Policy("dp-ftpl-beta", num_arms, _init(num_arms), draw, select, _update(num_arms),
+                  _validate_gauss_beta("dp-ftpl-beta", num_arms), FTPLParams(jnp.asarray(1.0), jnp.asarray(0.01)),
+                  reward_range=(0.0, 1.0),
+                  accountant=_accountant("Wang & Zhu 2024, Lemma 8 with the pseudo-counts and start phase N_B* of "
+                                         "§4.2 (Theorem 13)"))
 
 
 def dp_ftpl_new(num_arms: int) -> Policy:
     """DP-FTPL-New: one pull per arm, then θ_i ~ D(n_i; x0_i, ε, δ), the truncated Laplace law (seed 003 Alg. 3).
 
-    The centre is x0_i = R_i/n_i + sqrt(log T/n_i) + L_T/(n_i ε). D is the truncated Laplace law of Lemma 15 (`jaxbandit.privacy.ftpl`), sampled exactly by its inverse CDF; it
+    The centre is x0_i = R_i/n_i + sqrt(log T/n_i) + L_T/(n_i ε). D is the truncated Laplace law of Lemma 15 (`jaxbandit.mechanisms.perturbations`), sampled exactly by its inverse CDF; it
     meets Lemma 8 at every n ≥ 1, so there is no start phase. T is known to the algorithm: ``horizon`` (default
-    0: the run's horizon, set by the drivers). ε = 0 (uniform law, L_T/ε → (T − 2)/(2Tδ)) and δ = 0 (Laplace,
+    ``None``: the run's horizon, set by the drivers). ε = 0 (uniform law, L_T/ε → (T − 2)/(2Tδ)) and δ = 0 (Laplace,
     L_T = log(T/2)) are handled by the same formulas; not both."""
 
     def draw(key, steps, params):
@@ -200,17 +198,10 @@ def dp_ftpl_new(num_arms: int) -> Policy:
         theta = dist.new_quantile(rng.noise[0], n, x0, params.epsilon, params.delta)
         return jnp.where(state.step < num_arms, state.step, jnp.argmax(theta)).astype(jnp.int32)
 
-    validate = _validate_new("dp-ftpl-new")
-
-    def check_horizon(params, horizon):
-        if num_arms > horizon:
-            raise ValueError(f"dp-ftpl-new pulls each of its {num_arms} arms once first: horizon={horizon} is too "
-                             "short")
-
-    return Policy("dp-ftpl-new", num_arms, _init(num_arms), draw, select, _update(num_arms), validate,
-                  NewParams(jnp.asarray(1.0), jnp.asarray(0.01), jnp.asarray(0.0)), reward_range=(0.0, 1.0),
-                  check_horizon=check_horizon, bind_horizon=bind_run_horizon,
-                  privacy=_claim("Wang & Zhu 2024, Lemma 8 with Lemma 15, for every n >= 1 (Theorem 16)"))
+    return Policy("dp-ftpl-new", num_arms, _init(num_arms), draw, select, _update(num_arms),
+                  _validate_new("dp-ftpl-new", num_arms), NewParams(jnp.asarray(1.0), jnp.asarray(0.01), None),
+                  reward_range=(0.0, 1.0), bind_horizon=bind_run_horizon,
+                  accountant=_accountant("Wang & Zhu 2024, Lemma 8 with Lemma 15, for every n >= 1 (Theorem 16)"))
 
 
 class ElimState(NamedTuple):
@@ -241,7 +232,7 @@ def gdp_elim_new(num_arms: int) -> Policy:
     only; if some θ_i ≥ max_{j≠i} θ_j + 2^-k it plays arm i for the rest of the run (one commit, no arm is ever
     eliminated alone), else phase k + 1 starts. The run stops at T, mid-phase if it comes. Written on `phased`
     (global phases of N(k)·K pulls; the commit is a phase that never ends). Rewards in [0, 1] enter as they are:
-    one changed reward moves μ̂_i(k) by at most 1/N(k), the shift Lemma 15 covers. T is known: ``horizon`` (0:
+    one changed reward moves μ̂_i(k) by at most 1/N(k), the shift Lemma 15 covers. T is known: ``horizon`` (None:
     the run's)."""
 
     def init(params):
@@ -267,7 +258,7 @@ def gdp_elim_new(num_arms: int) -> Policy:
         total, comp = kahan_add(state.sums, state.comp, obs)  # exact for 0/1 rewards below 2^24, compensated beyond
         return state._replace(sums=jnp.where(hit, total, state.sums), comp=jnp.where(hit, comp, state.comp))
 
-    def release(rng, state, arm, length, params):
+    def release_commit(rng, state, arm, length, params):
         n = state.pulls.astype(state.sums.dtype)
         theta = dist.new_quantile(rng.noise, n, (state.sums - state.comp) / n, params.epsilon, params.delta / 2)
         best = jnp.argmax(theta)
@@ -278,14 +269,9 @@ def gdp_elim_new(num_arms: int) -> Policy:
         zero = jnp.zeros_like(state.sums)
         return ElimState(zero, zero, k, _capped(elim_phase_pulls(k, params)), committed)
 
-    def check_horizon(params, horizon):
-        if num_arms > horizon:
-            raise ValueError(f"gdp-elim-new pulls each of its {num_arms} arms in its first phase: horizon={horizon} "
-                             "is too short")
-
     policy = phased("gdp-elim-new", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
-                    release=release, draw=draw, validate=_validate_new("gdp-elim-new"),
-                    default_params=NewParams(jnp.asarray(1.0), jnp.asarray(0.01), jnp.asarray(0.0)),
-                    reward_range=(0.0, 1.0))
-    return policy._replace(check_horizon=check_horizon, bind_horizon=bind_run_horizon,
-                           privacy=_claim("Wang & Zhu 2024, Lemma 9 with Lemma 15 at δ/2 (Theorem 18)", _GLOBAL_DP))
+                    release=release_commit, draw=draw, validate=_validate_new("gdp-elim-new", num_arms),
+                    default_params=NewParams(jnp.asarray(1.0), jnp.asarray(0.01), None), reward_range=(0.0, 1.0))
+    return policy._replace(bind_horizon=bind_run_horizon,
+                           accountant=_accountant("Wang & Zhu 2024, Lemma 9 with Lemma 15 at δ/2 (Theorem 18)",
+                                                  _GLOBAL_DP, scope="run"))

@@ -37,7 +37,7 @@ def epsilon_greedy(num_arms: int) -> Policy:
         greedy = unplayed_first(mean, state.counts, u)
         return jnp.where(coin < params.epsilon, _uniform_arm(u, num_arms), greedy).astype(jnp.int32)
 
-    def validate(params):
+    def validate(params, horizon=None):
         checks.in_range("epsilon", params.epsilon, 0.0, 1.0)
 
     def log_prob(state: MeanState, arm, params):

@@ -16,10 +16,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax.scipy.special import ndtr
 
-from jaxbandit import checks, sampling
+from jaxbandit import checks
+from jaxbandit.accounting import thompson as ts_privacy
+from jaxbandit.mechanisms import normal as normal_noise
 from jaxbandit.policies.common import onehot
-from jaxbandit.privacy import noise as privacy_noise
-from jaxbandit.privacy.thompson import warn_if_all_prepulls
+from jaxbandit.random import samplers
 from jaxbandit.types import EmptyParams, Policy, no_validate
 
 
@@ -79,7 +80,7 @@ def posterior_sample(rng, state: BetaState):
     """θ_k ~ Beta(S_k + 1, F_k + 1) for every arm, from the step's block noise (shared by `thompson` and TS-CF)."""
     beta_noise, _ = rng.noise
     a = (state.successes + 1).astype(jnp.zeros(()).dtype)
-    return sampling.beta(rng.key, a, (state.failures + 1).astype(a.dtype), beta_noise)
+    return samplers.beta(rng.key, a, (state.failures + 1).astype(a.dtype), beta_noise)
 
 
 def thompson(num_arms: int) -> Policy:
@@ -87,7 +88,7 @@ def thompson(num_arms: int) -> Policy:
 
     Each step draws θ_k ~ Beta(S_k + 1, F_k + 1) and plays argmax θ. A reward r in [0, 1] is turned into a
     Bernoulli(r) trial before the update (AG13, Algorithm 2), so Bernoulli rewards are used as they are.
-    Beta draws are exact (`jaxbandit.sampling.beta`); ties have probability zero.
+    Beta draws are exact (`jaxbandit.random.samplers.beta`); ties have probability zero.
     """
 
     def init(params):
@@ -96,7 +97,7 @@ def thompson(num_arms: int) -> Policy:
 
     def draw(key, steps, params):
         k_beta, k_trial = jax.random.split(key)
-        return sampling.draw_beta_noise(k_beta, (steps, num_arms)), jax.random.uniform(k_trial, (steps,))
+        return samplers.draw_beta_noise(k_beta, (steps, num_arms)), jax.random.uniform(k_trial, (steps,))
 
     def select(rng, state, params):
         return jnp.argmax(posterior_sample(rng, state)).astype(jnp.int32)
@@ -116,36 +117,41 @@ class GaussianState(NamedTuple):
     counts: jax.Array  # int32[K]: n_k
 
 
-class GaussianParams(NamedTuple):
-    noise: jax.Array  # int: 1 Gaussian draws with tails to 2^-73 (default), 0 jax.random.normal (seed 001's runs)
+ACCOUNTINGS = ("paper", "tight")  # the ``accounting`` option: seed 001's Lemma 5, or the T − bN sampled rounds
 
 
-def _validate_noise(params):
-    checks.in_set("noise", params.noise, (0, 1))
+def _normal_draw(num_arms, release):
+    """θ's N(0, 1) draws: `jaxbandit.mechanisms.normal.normal`, whose default (``release="tail-safe"``) follows
+    N(0, 1) down to tail probabilities of 2^-73, where ``jax.random.normal`` (``"float"``) stops at Z = 5.22 above and
+    −5.42 below."""
+    checks.known_name("normal release", release, normal_noise.RELEASES)
 
-
-def _normal_draw(num_arms):
-    """θ's N(0, 1) draws: ``jaxbandit.privacy.noise.normal``, whose default (noise = 1) follows N(0, 1) down to tail
-    probabilities of 2^-73, where ``jax.random.normal`` (noise = 0) stops at Z = 5.22 above and −5.42 below."""
     def draw(key, steps, params):
-        return privacy_noise.normal(key, (steps, num_arms), params.noise)
+        return normal_noise.normal(key, (steps, num_arms), release)
     return draw
 
 
-def gaussian_thompson(num_arms: int) -> Policy:
+def _accountant(accounting, design=None):
+    checks.known_name("accounting", accounting, ACCOUNTINGS)
+    return ts_privacy.accountant(tight=accounting == "tight", design=design)
+
+
+def gaussian_thompson(num_arms: int, *, release: str = "tail-safe", accounting: str = "paper") -> Policy:
     """Thompson sampling, N(0,1) prior: θ ~ N(S/(n+1), 1/(n+1)) (seed 001 Alg. 1).
 
     N(0, 1) priors and a unit-variance Gaussian likelihood: θ_k ~ N(S_k / (n_k + 1), 1 / (n_k + 1)), the
     conjugate posterior; play argmax θ (ties have probability zero). The posterior mean keeps the prior pseudo-count: μ̂ = S/(n+1), not S/n. Declares rewards in [0, 1]:
-    its GDP guarantee (seed 001 Thm 4, `jaxbandit.privacy.thompson`) assumes them, so unbounded (unclipped
-    Gaussian) rewards are refused. ``noise``: 1 (default) draws θ's noise with tails to 2^-73
-    (`jaxbandit.privacy.noise.normal`), 0 with ``jax.random.normal``, cut near |Z| = 5.3, as seed 001's runs did.
+    its GDP guarantee (seed 001 Thm 4, `jaxbandit.accounting.thompson`) assumes them, so unbounded (unclipped
+    Gaussian) rewards are refused. ``release``: ``"tail-safe"`` (default) draws θ's noise with tails to 2^-73
+    (`jaxbandit.mechanisms.normal.normal`), ``"float"`` with ``jax.random.normal``, cut near |Z| = 5.3, as seed
+    001's runs did. ``accounting``: its accountant, ``"paper"`` (μ = sqrt(T), Lemma 5 at (b, c) = (0, 1)) or
+    ``"tight"`` (sqrt(T/2), Theorem 3).
     """
 
     def init(params):
         return GaussianState(jnp.zeros(num_arms), jnp.zeros(num_arms, jnp.int32))
 
-    draw = _normal_draw(num_arms)
+    draw = _normal_draw(num_arms, release)
 
     def select(rng, state, params):
         n1 = (state.counts + 1).astype(state.sums.dtype)
@@ -160,15 +166,14 @@ def gaussian_thompson(num_arms: int) -> Policy:
         n1 = (state.counts + 1).astype(state.sums.dtype)
         return _log(gaussian_argmax_prob(state.sums / n1, jax.lax.rsqrt(n1), arm))
 
-    return Policy("gaussian-thompson", num_arms, init, draw, select, update, _validate_noise,
-                  GaussianParams(noise=jnp.asarray(1, jnp.int32)),
-                  reward_range=(0.0, 1.0), log_prob=log_prob)
+    return Policy("gaussian-thompson", num_arms, init, draw, select, update, no_validate, EmptyParams(),
+                  reward_range=(0.0, 1.0), accountant=_accountant(accounting, design=lambda p: (0, 1.0)),
+                  options={"release": release, "accounting": accounting}, log_prob=log_prob)
 
 
 class ModifiedParams(NamedTuple):
     b: jax.Array      # int32: pre-pulls per arm, in arm order, before any sampling
     c: jax.Array      # float: posterior variance scale
-    noise: jax.Array  # int: 1 Gaussian draws with tails to 2^-73 (default), 0 jax.random.normal (seed 001's runs)
 
 
 class ModifiedState(NamedTuple):
@@ -177,15 +182,16 @@ class ModifiedState(NamedTuple):
     step: jax.Array    # int32: rounds played so far
 
 
-def modified_thompson(num_arms: int) -> Policy:
+def modified_thompson(num_arms: int, *, release: str = "tail-safe", accounting: str = "paper") -> Policy:
     """Gaussian TS with b pre-pulls per arm and variance c/(n+1); sqrt(T/(c(b+1)))-GDP (seed 001 Alg. 2).
 
     b pre-pulls of every arm in arm order (arm 0 b times, then arm 1, ...), then θ_k ~ N(S_k/(n_k+1), c/(n_k+1))
-    and play argmax θ; n and S include the pre-pulls. ``noise`` as in `gaussian-thompson`.
+    and play argmax θ; n and S include the pre-pulls. ``release`` as in `gaussian-thompson`.
 
     b and c are traced parameters, so a (b, c) grid is one compilation. (b, c) = (0, 1) is `gaussian-thompson`
     exactly: the same draws and, for the same key, the same trajectory. Its privacy is
-    ``jaxbandit.privacy.thompson.eta(b, c, T)``-GDP, sqrt(T/(c(b+1))) (Lemma 5, Theorem 4). The regret analysis
+    ``jaxbandit.accounting.thompson.eta(b, c, T)``-GDP, sqrt(T/(c(b+1))) (Lemma 5, Theorem 4; ``accounting="tight"``:
+    the T − bN sampled rounds); its accountant calibrates c on a budget's boundary (c*(b)). The regret analysis
     (Theorem 5) assumes c ≥ 1; any c > 0 runs. If b·K ≥ T every round is a pre-pull. Rewards must lie in
     [0, 1], which the GDP guarantee assumes (sensitivity 1 of the sums).
     """
@@ -193,7 +199,7 @@ def modified_thompson(num_arms: int) -> Policy:
     def init(params):
         return ModifiedState(jnp.zeros(num_arms), jnp.zeros(num_arms, jnp.int32), jnp.zeros((), jnp.int32))
 
-    draw = _normal_draw(num_arms)  # as gaussian-thompson: (0, 1) shares its stream
+    draw = _normal_draw(num_arms, release)  # as gaussian-thompson: (0, 1) shares its stream
 
     def select(rng, state, params):
         n1 = (state.counts + 1).astype(state.sums.dtype)
@@ -205,13 +211,11 @@ def modified_thompson(num_arms: int) -> Policy:
         hit = onehot(arm, num_arms)
         return ModifiedState(state.sums + hit.astype(state.sums.dtype) * obs, state.counts + hit, state.step + 1)
 
-    def validate(params):
+    def validate(params, horizon=None):
         checks.in_range("b", params.b, 0.0, high_open=True)
         checks.in_range("c", params.c, 0.0, low_open=True, high_open=True)
-        _validate_noise(params)
-
-    def check_horizon(params, horizon):
-        warn_if_all_prepulls(params.b, num_arms, horizon)
+        if horizon is not None:
+            ts_privacy.warn_if_all_prepulls(params.b, num_arms, horizon)
 
     def log_prob(state, arm, params):
         """Pre-pulls are deterministic; then the Gaussian argmax probability (`gaussian_argmax_prob`)."""
@@ -222,5 +226,6 @@ def modified_thompson(num_arms: int) -> Policy:
         return _log(jnp.where(forced, (arm == state.step // jnp.maximum(params.b, 1)).astype(n1.dtype), sampled))
 
     return Policy("modified-thompson", num_arms, init, draw, select, update, validate,
-                  ModifiedParams(b=jnp.asarray(0, jnp.int32), c=jnp.asarray(1.0), noise=jnp.asarray(1, jnp.int32)), reward_range=(0.0, 1.0),
-                  check_horizon=check_horizon, log_prob=log_prob)
+                  ModifiedParams(b=jnp.asarray(0, jnp.int32), c=jnp.asarray(1.0)), reward_range=(0.0, 1.0),
+                  accountant=_accountant(accounting), options={"release": release, "accounting": accounting},
+                  log_prob=log_prob)

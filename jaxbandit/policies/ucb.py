@@ -16,9 +16,10 @@ import jax
 import jax.numpy as jnp
 
 from jaxbandit import checks
-from jaxbandit.policies.common import argmax_random_tie, epsilon_claim, onehot, uniform_draw, unplayed_first
+from jaxbandit.accounting.accountants import epsilon_of, pure_dp
+from jaxbandit.mechanisms import laplace as laplace_noise
+from jaxbandit.policies.common import WHOLE_RUN, argmax_random_tie, onehot, uniform_draw, unplayed_first
 from jaxbandit.policies.phased import phased
-from jaxbandit.privacy import noise as laplace_noise
 from jaxbandit.types import EmptyParams, Policy, no_validate
 
 KL_NEWTON_STEPS = 8  # from the start point of `klucb_index`: 6 reach ~5e-7 over mean in [0, 1], level in [1e-6, 30]
@@ -147,7 +148,7 @@ def klucb(num_arms: int) -> Policy:
         index = klucb_index(jnp.clip(mean, 0, 1), explore / n)
         return unplayed_first(index, state.counts, rng.noise)
 
-    def validate(params):
+    def validate(params, horizon=None):
         checks.in_range("c", params.c, 0.0, float("inf"), high_open=True)
 
     return Policy("klucb", num_arms, _init(num_arms), uniform_draw, select, _update(num_arms), validate,
@@ -158,7 +159,6 @@ class LazyUCBParams(NamedTuple):
     epsilon: jax.Array  # ε of ε-DP
     c1: jax.Array       # Hoeffding term sqrt(c1 ln t / n)
     c2: jax.Array       # Laplace term c2 ln t / (ε n)
-    noise: jax.Array    # int: 1 discrete Laplace releases (floating-point safe, default), 0 the float draw
 
 
 class LazyUCBState(NamedTuple):
@@ -168,7 +168,7 @@ class LazyUCBState(NamedTuple):
     t: jax.Array       # int32: rounds played
 
 
-def lazy_ucb(num_arms: int) -> Policy:
+def lazy_ucb(num_arms: int, *, release: str = "discrete") -> Policy:
     """Anytime-Lazy-UCB (Hu, Huang & Mehta 2021): ε-DP UCB with forgetting.
 
     Each arm's rewards are cut into batches of 1, 2, 4, ... pulls. When a batch is complete the arm's private
@@ -181,8 +181,10 @@ def lazy_ucb(num_arms: int) -> Policy:
     batch sum (sensitivity 1, Lap(1/ε)), batches are disjoint, and the choices are post-processing.
     Anytime: no horizon. The paper's algorithm box was not available to us: the batch mechanism is as
     described by the authors, but the index constants are our reconstruction (c1 = 3/2, c2 = 3: per-round
-    failure probability O(t^-3) for the Hoeffding and the Laplace terms); they are parameters.
+    failure probability O(t^-3) for the Hoeffding and the Laplace terms); they are parameters. ``release``: the
+    batch sums' Laplace releases, ``"discrete"`` (floating-point safe, default) or ``"float"``.
     """
+    laplace_noise.check_release(release)
 
     def init(params):
         zf, zi = jnp.zeros(num_arms), jnp.zeros(num_arms, jnp.int32)
@@ -190,7 +192,7 @@ def lazy_ucb(num_arms: int) -> Policy:
 
     def draw(key, steps, params):
         k_tie, k_lap = jax.random.split(key)
-        return jax.random.uniform(k_tie, (steps,)), laplace_noise.draw(k_lap, (steps,), params.noise)
+        return jax.random.uniform(k_tie, (steps,)), laplace_noise.draw(k_lap, (steps,), release)
 
     def phase_length(state, params):
         return jnp.where(state.size == 0, 1, 2 * state.size)  # batch sizes 1, 2, 4, ...
@@ -208,7 +210,7 @@ def lazy_ucb(num_arms: int) -> Policy:
         hit = onehot(arm, num_arms, state.buffer.dtype)
         return state._replace(buffer=state.buffer + hit * obs, t=state.t + 1)
 
-    def release(rng, state, arm, length, params):
+    def release_batch(rng, state, arm, length, params):
         _, noise = rng.noise
         size = length.astype(state.buffer.dtype)
         buffer = state.buffer[arm]  # only the pulled arm's batch ends: release it alone
@@ -219,19 +221,17 @@ def lazy_ucb(num_arms: int) -> Policy:
         return LazyUCBState(jnp.where(hit, released, state.mean), jnp.where(hit, length, state.size),
                             jnp.where(hit, 0.0, state.buffer), state.t)  # older rewards are forgotten
 
-    def validate(params):
+    def validate(params, horizon=None):
         checks.in_range("epsilon", params.epsilon, 0.0, low_open=True, high_open=True)
         checks.in_range("c1", params.c1, 0.0, high_open=True)
         checks.in_range("c2", params.c2, 0.0, high_open=True)
-        checks.in_set("noise", params.noise, (0, 1))
 
-    privacy = epsilon_claim("Hu, Huang & Mehta 2021: every reward enters one batch sum released once with Lap(1/ε) "
-                            "(sensitivity 1); batches are disjoint (parallel composition), choices are "
-                            "post-processing")
-
+    accountant = pure_dp(epsilon_of, protects=WHOLE_RUN,
+                         source="Hu, Huang & Mehta 2021: every reward enters one batch sum released once with "
+                                "Lap(1/ε) (sensitivity 1); batches are disjoint (parallel composition), choices are "
+                                "post-processing")
     policy = phased("lazy-ucb", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
-                    release=release, draw=draw, validate=validate,
-                    default_params=LazyUCBParams(epsilon=jnp.asarray(1.0), c1=jnp.asarray(1.5), c2=jnp.asarray(3.0),
-                                                 noise=jnp.asarray(1, jnp.int32)),
+                    release=release_batch, draw=draw, validate=validate,
+                    default_params=LazyUCBParams(epsilon=jnp.asarray(1.0), c1=jnp.asarray(1.5), c2=jnp.asarray(3.0)),
                     reward_range=(0.0, 1.0))
-    return policy._replace(privacy=privacy)
+    return policy._replace(accountant=accountant, options={"release": release})

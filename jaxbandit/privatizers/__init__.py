@@ -4,19 +4,17 @@
   bernoulli.py            seed 000's Bernoulli mechanisms `linear`, `quadratic`, `exponential` (ε-LDP, one bit)
   randomized_response.py  seed 002's per-arm corruption channel `randomized-response` (p00, p11)
 
+Their arithmetic is `jaxbandit.mechanisms`; each carries its accountant (ε-LDP of each report).
+
 A privatizer parameter with one dimension is per-arm: it has one entry per arm and `apply` reads the pulled arm's.
 """
 from __future__ import annotations
 
-from jaxbandit import checks
 from jaxbandit.privatizers import bernoulli, randomized_response
 from jaxbandit.registry import Registry
-from jaxbandit.types import EmptyParams, Privatizer, no_draw, no_validate
+from jaxbandit.types import IDENTITY, EmptyParams
 
 __all__ = ["IDENTITY", "REGISTRY", "identity", "names", "make", "bernoulli", "randomized_response"]
-
-IDENTITY = Privatizer(name="identity", draw=no_draw, apply=lambda rng, arm, reward, params: reward,
-                      validate=no_validate, default_params=EmptyParams())
 
 
 def identity(**params):

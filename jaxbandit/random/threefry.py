@@ -90,7 +90,7 @@ def bits_at(key, count: int, index):
     """Words ``index`` (a uint32 array) of ``threefry_2x32(key, iota(count))``, each computed alone: with n the
     count, word w < ⌈n/2⌉ is the first output of the hash of the counter pair (w, w + ⌈n/2⌉), a later one the
     second output of (w − ⌈n/2⌉, w), counter n being the zero that pads an odd count. So a draw's few needed words
-    cost a few hashes instead of the whole draw (DP-SE's float releases: `jaxbandit.privacy.noise`)."""
+    cost a few hashes instead of the whole draw (DP-SE's float releases: `jaxbandit.mechanisms.laplace`)."""
     if not 0 < count < 2 ** 31:
         raise ValueError(f"count must be in [1, 2^31), got {count}")
     half = np.uint32((count + 1) // 2)

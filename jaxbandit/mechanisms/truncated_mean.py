@@ -1,6 +1,6 @@
 """Private robust mean estimators for heavy-tailed rewards (seed 004: Tao, Wu, Zhao & Wang, AISTATS 2022; spec 004
 §3): truncation, the epoch mean with Laplace noise (central ε-DP, Algorithm 3) and the per-sample Laplace channel
-(ε-LDP, Algorithm 4), with their exact privacy levels and, for Pareto arms, their exact bias and variance.
+(ε-LDP, Algorithm 4), with their exact privacy levels (their exact bias and variance on Pareto arms: `jaxbandit.envs.tails`).
 
 Truncation zeroes, it does not clip: x̃ = x·1{|x| <= B} (the paper's rule; a reward above B becomes 0, not B).
 Both estimators are pure jnp functions of the samples and of standard Laplace draws supplied by the caller (so a
@@ -11,11 +11,10 @@ from __future__ import annotations
 import numpy as np
 import jax.numpy as jnp
 
-from jaxbandit.envs.heavy_tailed import pareto_truncated_moments
-from jaxbandit.privacy import noise as laplace_noise
+from jaxbandit.mechanisms import laplace as laplace_noise
 
 __all__ = ["truncate", "central_mean", "central_release", "local_mean", "local_report", "central_scale", "local_scale",
-           "channel_level", "central_level", "pareto_estimator_moments"]
+           "channel_level", "central_level"]
 
 
 def truncate(x, bound):
@@ -37,7 +36,7 @@ def local_scale(bound, epsilon):
 
 def central_mean(x, bound, epsilon, laplace):
     """μ̃ = (1/R) Σ_l x̃_l + Lap(2B/(Rε)) over the last axis of ``x`` (R samples; Algorithm 3, spec 004 §3.2).
-    ``laplace``: the noise of one release per estimate (shape ``x.shape[:-1]``): a `jaxbandit.privacy.noise.Noise`
+    ``laplace``: the noise of one release per estimate (shape ``x.shape[:-1]``): a `jaxbandit.mechanisms.laplace.Noise`
     (discrete release, floating-point safe, or the float one) or standard Laplace draws (float)."""
     x = jnp.asarray(x)
     r = x.shape[-1]
@@ -53,7 +52,7 @@ def central_release(mean, bound, pulls, epsilon, laplace):
 
 def local_report(x, bound, epsilon, laplace):
     """x̂ = x̃ + Lap(2B/ε): what one user sends under Algorithm 4 (ε-LDP; x̃ ∈ [−B, B], sensitivity 2B). ``laplace``:
-    a `jaxbandit.privacy.noise.Noise` or standard Laplace draws, shape of x."""
+    a `jaxbandit.mechanisms.laplace.Noise` or standard Laplace draws, shape of x."""
     kept = truncate(x, bound)
     scale = local_scale(bound, epsilon)
     return laplace_noise.released(kept + scale * laplace_noise.laplace_of(laplace), kept, scale, 2 * bound, laplace)
@@ -74,18 +73,3 @@ def central_level(bound, pulls, scale) -> float:
     """The exact ε of releasing the mean of ``pulls`` truncated rewards plus Lap(scale), one reward changed: the
     mean moves by at most 2B/R, so ε = 2B/(R·scale) (Laplace mechanism, Definition 3)."""
     return float(2 * np.asarray(bound, np.float64) / (np.asarray(pulls, np.float64) * np.asarray(scale, np.float64)))
-
-
-def pareto_estimator_moments(means, v, bound, pulls, epsilon, local: bool = False):
-    """(bias, variance) of the private truncated mean of R = ``pulls`` i.i.d. Pareto(α = 1.05 + v) rewards of mean
-    ``means`` (spec 004 §5.1): bias = −E[X 1{X > B}] = −μ (λ/B)^{α−1} (all of μ below λ); variance =
-    (E[X² 1{X<=B}] − E[X 1{X<=B}]²)/R plus the Laplace noise's 2b², b = 2B/(Rε) (central) or 2b²/R with
-    b = 2B/ε (local: R independent draws averaged)."""
-    first, second = pareto_truncated_moments(means, v, bound)
-    means, bound, pulls, epsilon = (np.asarray(x, np.float64) for x in (means, bound, pulls, epsilon))
-    sampling = (second - first ** 2) / pulls
-    if local:
-        noise = 2 * (2 * bound / epsilon) ** 2 / pulls
-    else:
-        noise = 2 * (2 * bound / (pulls * epsilon)) ** 2
-    return first - means, sampling + noise

@@ -1,6 +1,7 @@
 """Heavy-tailed reward models of seed 004 (Tao, Wu, Zhao & Wang, "Optimal Rates of (Locally) Differentially Private
 Heavy-tailed Multi-Armed Bandits", AISTATS 2022): the moments E|X|^{1+v} behind its assumption (eq. 2)
-E|X|^{1+v} <= u, the bound u of an instance, and the two-point instances of its lower bounds.
+E|X|^{1+v} <= u, the bound u of an instance, the two-point instances of its lower bounds, and the exact bias and
+variance of its private truncated means on Pareto arms.
 
 The reward families themselves are registered environments: ``pareto`` (its experiments, §6) and ``student-t``
 (`jaxbandit.envs.distributions`); the two-point instances are the ``two-point`` family with ``low = 0``.
@@ -16,7 +17,7 @@ from jaxbandit import checks
 from jaxbandit.envs.distributions import pareto_scale, pareto_shape
 
 __all__ = ["pareto_moment", "student_t_moment", "moment_bound", "pareto_truncated_moments", "instance_u",
-           "theorem5_instance", "theorem8_alternative", "theorem10_instance"]
+           "theorem5_instance", "theorem8_alternative", "theorem10_instance", "pareto_estimator_moments"]
 
 
 def pareto_moment(means, v, p=None):
@@ -125,3 +126,18 @@ def theorem10_instance(gap, v, alternative: bool = False) -> dict:
     base = g ** (1 + v) / 2
     second = base + gap * g if alternative else base - gap * g
     return {"low": np.zeros(2), "high": np.full(2, 1 / g), "p_high": np.array([base, second])}
+
+
+def pareto_estimator_moments(means, v, bound, pulls, epsilon, local: bool = False):
+    """(bias, variance) of the private truncated mean of R = ``pulls`` i.i.d. Pareto(α = 1.05 + v) rewards of mean
+    ``means`` (spec 004 §5.1): bias = −E[X 1{X > B}] = −μ (λ/B)^{α−1} (all of μ below λ); variance =
+    (E[X² 1{X<=B}] − E[X 1{X<=B}]²)/R plus the Laplace noise's 2b², b = 2B/(Rε) (central) or 2b²/R with
+    b = 2B/ε (local: R independent draws averaged)."""
+    first, second = pareto_truncated_moments(means, v, bound)
+    means, bound, pulls, epsilon = (np.asarray(x, np.float64) for x in (means, bound, pulls, epsilon))
+    sampling = (second - first ** 2) / pulls
+    if local:
+        noise = 2 * (2 * bound / epsilon) ** 2 / pulls
+    else:
+        noise = 2 * (2 * bound / (pulls * epsilon)) ** 2
+    return first - means, sampling + noise

@@ -49,7 +49,7 @@ with equality for item 2^k + 1 (k ≥ 1) once n ≥ 2^{k+1}. The noise of Ŝ_n, 
 Lap(2/ε) and popcount(r) Lap(2k/ε) terms (`hybrid_noise_variance`); it needs no horizon and serves any n < 2^31.
 
 Common to both: ``insert(state, x, laplace, epsilon, mask=True, sensitivity=1.0)`` takes the noise of one release
-per counter from the caller (its only randomness, so policies draw noise in blocks): a `jaxbandit.privacy.noise.Noise`
+per counter from the caller (its only randomness, so policies draw noise in blocks): a `jaxbandit.mechanisms.laplace.Noise`
 (the floating-point-safe discrete Laplace release of each node on a power-of-two grid, or the float draw, as its
 ``discrete`` field says) or a plain standard Laplace array (the float release); ε = ∞ switches the noise off and
 the counter is exact; ``sensitivity`` Δ_t scales the noise of the nodes created by that insertion (1 for items
@@ -64,7 +64,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbandit.privacy import noise as laplace_noise
+from jaxbandit.mechanisms import laplace as laplace_noise
 
 __all__ = [
     "LEVELS", "Counter", "HYBRID", "TREE",

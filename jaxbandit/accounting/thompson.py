@@ -15,17 +15,17 @@ Two accountings are offered (the digest's §3.3):
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
+import math
 import warnings
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from jaxbandit import checks
+from jaxbandit.accounting import gdp
 from jaxbandit.types import summarize
-from jaxbandit.privacy import gdp
 
 
 def _check_design(b, c, horizon, num_arms, tight):
@@ -170,3 +170,44 @@ def advanced_composition_epsilon(delta_target, horizon, num_arms, grid=2048):
         return jnp.minimum(eps_ts(0.5 * (lo + hi), d), vals[i])
 
     return jnp.reshape(jax.vmap(minimise)(jnp.reshape(delta_target, (-1,))), jnp.shape(delta_target))
+
+
+def accountant(tight: bool = False, design=None):
+    """The `jaxbandit.accounting.accountants.Accountant` of private Thompson sampling: μ-GDP over the whole run with
+    μ = `eta` (b, c, T) (Lemma 5, Theorem 4; ``tight``: the T − bN data-dependent rounds), the variance scale c
+    calibrated in closed form (`min_scale`: the smallest c ≥ 1 on the budget's boundary) and b left free in
+    [0, ⌈T/N⌉ − 1] (at least one sampled round). ``design``: ``params -> (b, c)`` (default: the params' own b and c;
+    Gaussian TS, Algorithm 1, is (0, 1))."""
+    from jaxbandit.accounting.accountants import Accountant
+    design = design or (lambda p: (p.b, p.c))
+
+    def level(params, horizon, num_arms):
+        b, c = design(params)
+        with jax.enable_x64(True):
+            return {"mu": float(eta(int(b), float(c), horizon, num_arms=num_arms, tight=tight))}
+
+    def boundary(budget, params, horizon, num_arms):
+        b, _ = design(params)
+        if budget.mu is None and budget.delta == 0:
+            raise ValueError(f"a pure epsilon budget ({budget}) cannot be met by a mu-GDP mechanism with mu > 0: "
+                             "give delta > 0 or a mu budget")
+        kw = {"eta_budget": budget.mu} if budget.mu is not None else {"epsilon": budget.epsilon,
+                                                                      "delta": budget.delta}
+        with jax.enable_x64(True):
+            return {"c": float(min_scale(float(b), horizon, num_arms, tight=tight, **kw))}
+
+    source = ("Ou, Avella Medina & Cummings 2024 (seed 001), " +
+              ("the tight accounting: T − bN data-dependent rounds, n_j ≥ max(b, 1)" if tight else
+               "Lemma 5 / Theorem 4: sqrt(T/(c(b+1)))"))
+    return Accountant("gdp", "run", level,
+                      "one reward changed; the output is the arm sequence (central, streaming DP)", source,
+                      calibrated="c", calibrated_range=(0.0, math.inf), boundary=boundary,
+                      tuned=("b", prepull_range))
+
+
+def prepull_range(horizon: int, num_arms: int) -> tuple[int, int]:
+    """The range [0, ⌈T/N⌉ − 1] of b with at least one sampled round (b·N < T); ValueError where there is none."""
+    if num_arms >= horizon:
+        raise ValueError(f"horizon={horizon} leaves no sampled round after one pre-pull of each of {num_arms} arms: "
+                         f"need horizon > {num_arms}")
+    return 0, math.ceil(horizon / num_arms) - 1

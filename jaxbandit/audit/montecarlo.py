@@ -38,6 +38,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbandit import checks
+from jaxbandit.accounting.accountants import Guarantee
 
 __all__ = ["Audit", "AuditResult", "beta_cdf", "beta_quantile", "clopper_pearson", "epsilon_lower_bound",
            "mu_lower_bound", "trade_off_curve", "claimed_trade_off", "run", "sample"]
@@ -50,7 +51,7 @@ class Audit(NamedTuple):
     """One audit: the mechanism as a trial function, its neighbouring inputs, and the claim it must keep.
 
     Attributes:
-      component: what is audited (a registry name of `jaxbandit.privacy.components`, or any label).
+      component: what is audited (a registry name of `jaxbandit.audit.components`, or any label).
       claim_kind: "epsilon" ((ε, δ)-DP) or "mu" (μ-GDP).
       claim: the claimed ε or μ.
       delta: δ of an (ε, δ) claim (0 for pure ε-DP; ignored for μ).
@@ -372,10 +373,9 @@ def trade_off_curve(result: AuditResult, points: int = 400) -> tuple[np.ndarray,
 
 def claimed_trade_off(kind: str, claim: float, delta: float, alpha) -> np.ndarray:
     """The least trade-off the claim allows: f_{ε,δ}(α) = max(0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)) (Kairouz et al.
-    2015) or G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) (Dong, Roth & Su 2022)."""
-    alpha = np.asarray(alpha, np.float64)
+    2015) or G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) (Dong, Roth & Su 2022): `jaxbandit.accounting.Guarantee.tradeoff`."""
     if kind == "epsilon":
-        return np.maximum.reduce([np.zeros_like(alpha), 1 - delta - math.exp(claim) * alpha,
-                                  math.exp(-claim) * (1 - delta - alpha)])
-    inner = np.asarray([_NORMAL.inv_cdf(min(max(1 - a, 1e-300), 1 - 1e-16)) for a in alpha.ravel()])
-    return np.asarray([_NORMAL.cdf(v - claim) for v in inner]).reshape(alpha.shape)
+        guarantee = Guarantee("approx-dp", "run", float(claim), float(delta), None, "", "")
+    else:
+        guarantee = Guarantee("gdp", "run", None, None, float(claim), "", "")
+    return guarantee.tradeoff(alpha)

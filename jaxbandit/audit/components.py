@@ -2,7 +2,7 @@
 source, the exact level where it can be computed, and its planted bugs (`jaxbandit audit NAME`).
 
 Every audit runs the library's own code — the privatizer's ``apply``, the counter's ``insert``/``release``, the
-estimator of `jaxbandit.privacy.robust`, or a policy's own ``draw``/``select``/``update`` — so that it audits what
+estimator of `jaxbandit.mechanisms.truncated_mean`, or a policy's own ``draw``/``select``/``update`` — so that it audits what
 the simulations run. A factory ``(bug=None, **params) -> Audit`` builds one audit; ``bug`` names a deliberately
 broken variant from `BUGS` (the audit must flag it: tests/test_audit.py), whose claim stays the honest one:
 
@@ -26,10 +26,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbandit import checks
-from jaxbandit.privacy import counters, robust
-from jaxbandit.privacy import noise as laplace_noise
-from jaxbandit.privacy.audit import Audit
+from jaxbandit import checks, engine, policies
+from jaxbandit.audit.montecarlo import Audit
+from jaxbandit.mechanisms import bernoulli as bernoulli_channel
+from jaxbandit.mechanisms import counters, perturbations, truncated_mean as robust
+from jaxbandit.mechanisms import laplace as laplace_noise
+from jaxbandit.policies.ftpl import start_pulls
+from jaxbandit.policies.robust import RUCBState, rucb_bound
+from jaxbandit.privatizers import bernoulli
+from jaxbandit.privatizers import randomized_response as rr
+from jaxbandit.random import samplers
 from jaxbandit.registry import Registry
 from jaxbandit.types import StepRandom
 
@@ -54,8 +60,9 @@ def _float(name, value, low=0.0, high=math.inf, **kw) -> float:
     return float(checks.in_range(name, value, low, high, **kw))
 
 
-def _noise_mode(noise) -> int:
-    return int(checks.in_set("noise", noise, (0, 1)))
+def _laplace(release) -> str:
+    laplace_noise.check_release(release)
+    return release
 
 
 def _reuse(noise):
@@ -76,14 +83,13 @@ def _one_step_noise(policy, key, params):
 def play(policy, params, streams, noise):
     """The arms ``policy`` plays when arm a's j-th pull returns ``streams[j, a]`` (one reward stream per arm: the
     neighbour relation of bandit DP changes one entry) and round t's block noise is ``noise[t]``: its own ``select``
-    and ``update``, stepped with ``lax.scan`` as the engine steps them (traceable)."""
+    and ``update``, stepped by the engine's one step (`jaxbandit.engine.step`) under ``lax.scan`` (traceable)."""
     num_arms = streams.shape[1]
 
     def step(carry, nz):
         state, pulls = carry
         rng = StepRandom(jax.random.key(0), nz)
-        arm = policy.select(rng, state, params)
-        state = policy.update(rng, state, arm, streams[pulls[arm], arm], params)
+        state, arm, _ = engine.step(policy, rng, state, params, lambda arm: (streams[pulls[arm], arm], None))
         return (state, pulls.at[arm].add(1)), arm
 
     rounds = jax.tree.leaves(noise)[0].shape[0]
@@ -94,7 +100,6 @@ def play(policy, params, streams, noise):
 # ------------------------------------------------------------------------------------ local channels (000, 002)
 def _bernoulli(mechanism):
     def factory(bug=None, epsilon=1.0, b=0.0):
-        from jaxbandit.privatizers import bernoulli
         _check_bug(mechanism, bug)
         eps = _float("epsilon", epsilon, low_open=True, high_open=True)
         params = (bernoulli.QuadraticParams(jnp.asarray(eps), jnp.asarray(float(b))) if mechanism == "quadratic"
@@ -103,7 +108,7 @@ def _bernoulli(mechanism):
         priv = priv[mechanism]
         priv.validate(params)
         run_params = params._replace(epsilon=jnp.asarray(2 * eps)) if bug == "noise-halved" else params
-        exact = bernoulli.ldp_ratio(bernoulli.realized_probability(mechanism, jnp.asarray([0.0, 1.0]), params))
+        exact = bernoulli_channel.ldp_ratio(bernoulli_channel.realized_probability(mechanism, jnp.asarray([0.0, 1.0]), params))
 
         def features(key, side):
             reward = side.astype(jnp.float32)  # side 0: r = 0, side 1: r = 1 (where the level is attained)
@@ -121,7 +126,6 @@ def _bernoulli(mechanism):
 
 def randomized_response(bug=None, epsilon=1.0):
     """Seed 002's randomized response at its ε-optimal channel: ε-LDP (exact level of the channel as realized)."""
-    from jaxbandit.privatizers import randomized_response as rr
     _check_bug("randomized-response", bug)
     eps = _float("epsilon", epsilon, low_open=True, high_open=True)
     stored = rr.epsilon_optimal(eps)
@@ -139,16 +143,16 @@ def randomized_response(bug=None, epsilon=1.0):
         return jnp.stack([apply(key, side.astype(jnp.float32) * high)])
 
     return Audit("randomized-response", "epsilon", eps, 0.0, features,
-                 float(rr.realized_level(stored["p00"], stored["p11"])),
+                 float(rr.channel.realized_level(stored["p00"], stored["p11"])),
                  f"the user's reward 0 vs {high:g}" + (" (out of range: the clamp makes it 1)" if high > 1 else ""),
                  "the reported bit", "Wang et al. 2016 / seed 002 Eq. 5: randomized response with "
                  "p00 = p11 = e^ε/(1 + e^ε) is ε-LDP (its level, spec 002 §3)", categorical=True, tight=0.9, bug=bug)
 
 
-def local_laplace(bug=None, epsilon=1.0, bound=1.0, noise=1):
+def local_laplace(bug=None, epsilon=1.0, bound=1.0, release="discrete"):
     """Seed 004's LDP channel (LDPRSE, Algorithm 4): x·1{|x| <= B} + Lap(2B/ε), ε-LDP over all real inputs."""
     _check_bug("local-laplace", bug)
-    mode = _noise_mode(noise)
+    mode = _laplace(release)
     eps = _float("epsilon", epsilon, low_open=True, high_open=True)
     B = _float("bound", bound, low_open=True, high_open=True)
     x = 4 * B if bug == "no-clamp" else B  # beyond B the channel truncates to 0: a no-clamp bug shows there
@@ -172,10 +176,10 @@ def local_laplace(bug=None, epsilon=1.0, bound=1.0, noise=1):
 
 
 # -------------------------------------------------------------------------------------- central mechanisms
-def central_laplace_mean(bug=None, epsilon=1.0, bound=1.0, pulls=10, noise=1):
+def central_laplace_mean(bug=None, epsilon=1.0, bound=1.0, pulls=10, release="discrete"):
     """Seed 004's DPRSE epoch release (Algorithm 3): mean of R truncated rewards + Lap(2B/(Rε)), ε-DP."""
     _check_bug("central-laplace-mean", bug)
-    mode = _noise_mode(noise)
+    mode = _laplace(release)
     eps = _float("epsilon", epsilon, low_open=True, high_open=True)
     B = _float("bound", bound, low_open=True, high_open=True)
     R = int(_float("pulls", pulls, 1, 10**6))
@@ -200,10 +204,10 @@ def central_laplace_mean(bug=None, epsilon=1.0, bound=1.0, pulls=10, noise=1):
                  feature_names=("released mean",))
 
 
-def tree_counter(bug=None, epsilon=1.0, sensitivity=1.0, items=4, noise=1):
+def tree_counter(bug=None, epsilon=1.0, sensitivity=1.0, items=4, release="discrete"):
     """The binary-tree counter (Dwork et al. 2010; seed 004 Algorithm 2) at depth ⌊log₂n⌋ + 1: ε-DP."""
     _check_bug("tree-counter", bug)
-    mode = _noise_mode(noise)
+    mode = _laplace(release)
     eps = _float("epsilon", epsilon, low_open=True, high_open=True)
     delta = _float("sensitivity", sensitivity, low_open=True, high_open=True)
     n = int(_float("items", items, 2, 64))
@@ -226,10 +230,10 @@ def tree_counter(bug=None, epsilon=1.0, sensitivity=1.0, items=4, noise=1):
                  feature_names=_counter_names(n))
 
 
-def hybrid_counter(bug=None, epsilon=1.0, noise=1):
+def hybrid_counter(bug=None, epsilon=1.0, release="discrete"):
     """The hybrid counter of Chan, Shi & Song 2011 (DP-UCB's, Tossou & Dimitrakakis 2016): ε-DP for items in [0, 1]."""
     _check_bug("hybrid-counter", bug)
-    mode = _noise_mode(noise)
+    mode = _laplace(release)
     eps = _float("epsilon", epsilon, low_open=True, high_open=True)
     n, item = 4, 3  # item 2^k + 1 (k = 1) lies in one p-sum and one logarithmic segment: ε/2 + ε/2
     run_eps = 2 * eps if bug == "noise-halved" else eps
@@ -270,19 +274,22 @@ def _scan_counter(insert, release, n, item, delta, nodes, bug, init_state, mode)
 
 
 # ------------------------------------------------------------------------------------------------ policies
-def _policy(name, num_arms, **params):
-    from jaxbandit import policies  # here, not at the top: jaxbandit.policies imports jaxbandit.privacy
-    return policies.make(name, num_arms, **params)
+def _policy(name, num_arms, options=None, **params):
+    return policies.make(name, num_arms, options=options, **params)
 
 
-def dp_rucb(bug=None, epsilon=1.0, v=0.5, u=2.0, noise=1):
+def _claim(policy, params, horizon):
+    """The policy's claim (its accountant) at these parameters: the audit's claim."""
+    return policy.accountant.guarantee(params, horizon, policy.num_arms, policy.name)
+
+
+def dp_rucb(bug=None, epsilon=1.0, v=0.5, u=2.0, release="discrete"):
     """Seed 004's DPRUCB: one arm's tree counter as the policy's own update fills it (truncation at B_n, 2B_n)."""
     _check_bug("dp-rucb", bug)
-    from jaxbandit.policies.heavy_tailed import RUCBState, rucb_bound
     eps = _float("epsilon", epsilon, low_open=True, high_open=True)
     n = 4
-    policy, params = _policy("dp-rucb", 1, epsilon=eps, v=v, u=u, horizon=n, noise=_noise_mode(noise))
-    claim = policy.privacy(params, n)
+    policy, params = _policy("dp-rucb", 1, {"release": release}, epsilon=eps, v=v, u=u, horizon=n)
+    claim = _claim(policy, params, n)
     run_params = params._replace(sensitivity=jnp.asarray(1.0)) if bug == "wrong-sensitivity" else params
     x = float(rucb_bound(1, params))
 
@@ -311,13 +318,13 @@ def dp_rucb(bug=None, epsilon=1.0, v=0.5, u=2.0, noise=1):
                  feature_names=_counter_names(n))
 
 
-def modified_thompson(bug=None, b=4, c=2.0, noise=1):
+def modified_thompson(bug=None, b=4, c=2.0, release="tail-safe"):
     """Seed 001's modified TS, one round (the policy's own draw and select): 1/sqrt(c(n_j+1))-GDP (App. A.2), μ-GDP
     audit."""
     _check_bug("modified-thompson", bug)
     b = int(_float("b", b, 0, 10**6))
     c = _float("c", c, low_open=True, high_open=True)
-    policy, params = _policy("modified-thompson", 2, b=b, c=c, noise=_noise_mode(noise))
+    policy, params = _policy("modified-thompson", 2, {"release": release}, b=b, c=c)
     big = 10**6  # arm 1 known almost exactly: "arm 0 played" is a threshold event on θ_0
     base = policy.init(params)._replace(counts=jnp.asarray([b, big]), step=jnp.int32(2 * b))
     scale = 0.5 if bug == "noise-halved" else 1.0
@@ -336,15 +343,14 @@ def modified_thompson(bug=None, b=4, c=2.0, noise=1):
                  categorical=True, tight=0.9, bug=bug)
 
 
-def modified_thompson_run(bug=None, b=1, c=1.0, horizon=8, noise=1):
+def modified_thompson_run(bug=None, b=1, c=1.0, horizon=8, release="tail-safe"):
     """Seed 001's modified TS over a whole short run (the action sequence): sqrt(T/(c(b+1)))-GDP (Lemma 5)."""
     _check_bug("modified-thompson-run", bug)
-    from jaxbandit.privacy import thompson as ts_privacy
     b = int(_float("b", b, 0, 10**6))
     c = _float("c", c, low_open=True, high_open=True)
     T = int(_float("horizon", horizon, 2, 16))
-    policy, params = _policy("modified-thompson", 2, b=b, c=c, noise=_noise_mode(noise))
-    claim = float(ts_privacy.eta(b, c, T))
+    policy, params = _policy("modified-thompson", 2, {"release": release}, b=b, c=c)
+    claim = _claim(policy, params, T).mu
 
     def features(key, side):
         rewards = jnp.tile(jnp.asarray([0.0, 0.5]), (T, 1)).at[0, 0].set(jnp.where(side == 0, 1.0, 0.0))
@@ -357,11 +363,11 @@ def modified_thompson_run(bug=None, b=1, c=1.0, horizon=8, noise=1):
                  bug=bug)
 
 
-def dp_se(bug=None, epsilon=0.5, noise=1):
+def dp_se(bug=None, epsilon=0.5, release="discrete"):
     """DP-SE (Sajed & Sheffet 2019): the elimination at the end of epoch 1 (the policy's own update), ε-DP."""
     _check_bug("dp-se", bug)
     eps = _float("epsilon", epsilon, low_open=True, high_open=True)
-    policy, params = _policy("dp-se", 2, epsilon=eps, beta=0.5, noise=_noise_mode(noise))
+    policy, params = _policy("dp-se", 2, {"release": release}, epsilon=eps, beta=0.5)
     base = policy.init(params)
     R = int(base.inner.pulls)
     l8, l4 = math.log(8 * 2 / 0.5), math.log(4 * 2 / 0.5)
@@ -398,11 +404,11 @@ def _binary_level(p0, p1):
     return max(abs(math.log(p0 / p1)), abs(math.log((1 - p0) / (1 - p1))))
 
 
-def lazy_ucb(bug=None, epsilon=1.0, noise=1):
+def lazy_ucb(bug=None, epsilon=1.0, release="discrete"):
     """Anytime-Lazy-UCB (Hu, Huang & Mehta 2021): round 3's choice after one batch per arm (its own select), ε-DP."""
     _check_bug("lazy-ucb", bug)
     eps = _float("epsilon", epsilon, low_open=True, high_open=True)
-    policy, params = _policy("lazy-ucb", 2, epsilon=eps, noise=_noise_mode(noise))
+    policy, params = _policy("lazy-ucb", 2, {"release": release}, epsilon=eps)
 
     def features(key, side):
         rewards = jnp.asarray([[1.0, 0.5]] * 3).at[0, 0].set(jnp.where(side == 0, 1.0, 0.0))
@@ -422,11 +428,11 @@ def _lazy_exact(eps):
 
 
 def _dp_ucb(name):
-    def factory(bug=None, epsilon=1.0, noise=1):
+    def factory(bug=None, epsilon=1.0, release="discrete"):
         _check_bug(name, bug)
         eps = _float("epsilon", epsilon, low_open=True, high_open=True)
-        policy, params = _policy(name, 2, epsilon=eps, noise=_noise_mode(noise))
-        claim = policy.privacy(params, 4)
+        policy, params = _policy(name, 2, {"release": release}, epsilon=eps)
+        claim = _claim(policy, params, 4)
 
         def features(key, side):
             rewards = jnp.asarray([[1.0, 0.5]] * 4).at[0, 0].set(jnp.where(side == 0, 1.0, 0.0))
@@ -450,15 +456,13 @@ def _ftpl_state(policy, params, ones, counts):
 def _ftpl(name):
     def factory(bug=None, epsilon=1.0, delta=0.01):
         _check_bug(name, bug)
-        from jaxbandit import sampling
-        from jaxbandit.policies.ftpl import start_pulls
-        from jaxbandit.privacy import ftpl as dist
+        dist = perturbations
         eps = _float("epsilon", epsilon, high_open=True)
         dlt = _float("delta", delta, 0.0, 1.0, high_open=True)
         T = 1000.0
         extra = {"horizon": T} if name == "dp-ftpl-new" else {}
         policy, params = _policy(name, 2, epsilon=eps, delta=dlt, **extra)
-        claim = policy.privacy(params, int(T))
+        claim = _claim(policy, params, int(T))
         run_params = params
         if name == "dp-ftpl-new":
             n, r = 5, 2
@@ -493,7 +497,7 @@ def _ftpl(name):
                 st = state._replace(ones=state.ones.at[1].set(o1))
                 if bug == "no-pseudo-counts":  # Beta(R + 1, n − R + 1): the select without its pseudo-counts
                     a = st.ones + 1
-                    theta = sampling.beta(key, a, (st.counts - st.ones + 1).astype(a.dtype), noise[0])
+                    theta = samplers.beta(key, a, (st.counts - st.ones + 1).astype(a.dtype), noise[0])
                     return jnp.argmax(theta).astype(jnp.float32)
                 return policy.select(StepRandom(key, noise), st, run_params).astype(jnp.float32)
 
@@ -514,7 +518,7 @@ def gdp_elim_new(bug=None, epsilon=1.0, delta=0.01):
     dlt = _float("delta", delta, 0.0, 1.0, high_open=True)
     T = 1000.0
     policy, params = _policy("gdp-elim-new", 2, epsilon=eps, delta=dlt, horizon=T)
-    claim = policy.privacy(params, int(T))
+    claim = _claim(policy, params, int(T))
     base = policy.init(params)
     N = int(base.inner.pulls)
     # The last pull of phase 1 (arm 1, reward 0) closes it; arm 0 commits iff θ_0 ≥ θ_1 + 1/2. Its sums, one
@@ -590,8 +594,15 @@ def names() -> list[str]:
 def make(name: str, bug: str | None = None, **params) -> Audit:
     """The audit of component ``name`` (a planted ``bug`` from `BUGS`, or ``None``) with its parameters."""
     import inspect
+    import warnings
     factory = REGISTRY[name]
     valid = [p for p in inspect.signature(factory).parameters if p != "bug"]
+    if "noise" in params and "release" in valid and "release" not in params:  # the 0.3 spelling
+        noise = params.pop("noise")
+        default = inspect.signature(factory).parameters["release"].default
+        params["release"] = "float" if float(noise) == 0 else default
+        warnings.warn(f"audit parameter noise={noise:g} is now release={params['release']!r} (noise is deprecated)",
+                      DeprecationWarning, stacklevel=2)
     unknown = sorted(set(params) - set(valid))
     if unknown:
         raise ValueError(f"audit {name!r} has no parameter {', '.join(unknown)}; valid: {valid}")

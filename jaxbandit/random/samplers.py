@@ -91,7 +91,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from jaxbandit.prng import hash_2x32  # Threefry-2x32 (Salmon et al. 2011) for the fallback counters
+from jaxbandit.random.threefry import hash_2x32  # Threefry-2x32 (Salmon et al. 2011) for the fallback counters
 
 Array = jax.Array
 
@@ -186,7 +186,7 @@ def _key_words(keys):
     e.g. rbg keys are folded in by XOR).  The fallback hashes counters whose
     first word has the top bit set (``_entry_uniforms``); JAX's Threefry
     ``split``, ``fold_in`` and ``random_bits`` (both counter layouts, and
-    ``jaxbandit.prng``) only hash counters whose first word is < 2^31 (for
+    ``jaxbandit.random.threefry``) only hash counters whose first word is < 2^31 (for
     draws of fewer than 2^31 words, i.e. below 8 GiB per key), so the
     fallback stream never overlaps jax.random draws made from ``key`` itself
     (no per-step ``fold_in`` to a sub-key needed)."""

@@ -1,0 +1,356 @@
+"""Accountants: what every private component claims, in one shape.
+
+Every private policy and privatizer carries one `Accountant` (``Policy.accountant``, ``Privatizer.accountant``).
+For a configuration — its params, the horizon T and the number of arms K — it states a `Guarantee`: the notion
+(ε-DP, (ε, δ)-DP, μ-GDP or ε-LDP), the scope (the whole run, each round given the history, or each user's report),
+its numbers, what neighbouring inputs it protects and the result that proves it. `jaxbandit privacy`, `tune`,
+`audit` and the README's privacy table read it.
+
+A guarantee is a privacy profile, as OpenDP's ``epsilon(delta)`` / ``delta(epsilon)``, with the f-DP trade-off
+curve beside it (Dong, Roth & Su, "Gaussian Differential Privacy", JRSS-B 2022, Def. 2.1; as in riskcal): each
+exact for its notion.
+
+  μ-GDP           δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (DRS Cor. 2.13; `jaxbandit.accounting.gdp`, in float64),
+                  f(α) = Φ(Φ⁻¹(1 − α) − μ).
+  ε-DP, ε-LDP     the privacy region of ε-DP (Kairouz, Oh & Viswanath, "The Composition Theorem for Differential
+                  Privacy", ICML 2015, Thm 2.1; randomized response attains it): δ(ε') = (e^ε − e^ε')₊/(1 + e^ε),
+                  f(α) = max(0, 1 − e^ε α, e^−ε (1 − α)).
+  (ε, δ)-DP       that of (ε, δ)-DP (same theorem): δ(ε') = δ + (1 − δ)(e^ε − e^ε')₊/(1 + e^ε) for ε' ≥ 0,
+                  f(α) = max(0, 1 − δ − e^ε α, e^−ε (1 − δ − α)).
+
+``epsilon_at(δ)`` is the smallest ε' ≥ 0 with δ(ε') ≤ δ (∞ where none: δ below an (ε, δ) claim's δ, or δ = 0 for
+μ-GDP). A per-round claim (seed 003's one-step DP) or a per-report one (local DP) keeps its scope: its numbers are
+not whole-run protection and are never shown as such.
+
+Calibration: where a component has a privacy-calibrated parameter (``calibrated``), `Accountant.calibrate` returns
+the params on the budget's boundary — the parameter value at which the guarantee meets a budget (ε, δ), ε or μ
+exactly (c*(b) for modified Thompson sampling, ε for a Laplace policy at ε) — from a closed form where the
+component gives one (``boundary``), else by bisection of the monotone map from the parameter to the guarantee.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from statistics import NormalDist
+from typing import Any, Callable
+
+import numpy as np
+
+from jaxbandit import checks
+
+__all__ = ["NOTIONS", "SCOPES", "Guarantee", "Budget", "Accountant", "pure_dp", "epsilon_of", "epsilon_delta_of"]
+
+NOTIONS = {"pure-dp": "ε-DP", "approx-dp": "(ε, δ)-DP", "gdp": "μ-GDP", "ldp": "ε-LDP"}
+SCOPES = {"run": "the whole run", "round": "each round, given the history", "report": "each user's report"}
+_NORMAL = NormalDist()
+
+
+def _gdp(name: str, *args) -> float:
+    """A GDP conversion of `jaxbandit.accounting.gdp` (``delta`` or ``epsilon``) in float64: δ down to 1e-300."""
+    import jax
+    from jaxbandit.accounting import gdp
+    with jax.enable_x64(True):
+        return float(getattr(gdp, name)(*args))
+
+
+@dataclasses.dataclass(frozen=True)
+class Guarantee:
+    """A privacy claim as a privacy profile (module docstring).
+
+    Attributes:
+      notion: a key of `NOTIONS` ("pure-dp", "approx-dp", "gdp", "ldp").
+      scope: a key of `SCOPES` ("run", "round", "report").
+      epsilon, delta: the stated (ε, δ) (δ = 0 for ε-DP and ε-LDP; ``None`` for μ-GDP, whose (ε, δ) is
+        `epsilon_at`).
+      mu: the μ of a μ-GDP claim, else ``None``.
+      protects: the neighbouring inputs, in words (e.g. "one reward changed").
+      source: the result that proves it, with the paper.
+      component: the registry name of the component it is about (for reports).
+    """
+
+    notion: str
+    scope: str
+    epsilon: float | None
+    delta: float | None
+    mu: float | None
+    protects: str
+    source: str
+    component: str = ""
+
+    def __post_init__(self):
+        checks.known_name("privacy notion", self.notion, NOTIONS)
+        checks.known_name("privacy scope", self.scope, SCOPES)
+
+    # -------------------------------------------------------------------------------------------- the profile
+    def delta_at(self, epsilon: float) -> float:
+        """δ(ε): the smallest δ with (ε, δ)-DP implied by this claim (module docstring), ε ≥ 0."""
+        eps = float(checks.in_range("epsilon", epsilon, 0.0))
+        if self.notion == "gdp":
+            if self.mu == 0 or math.isinf(self.mu):
+                return 0.0 if self.mu == 0 else 1.0
+            return _gdp("delta", eps, self.mu)
+        e0, d0 = self.epsilon, self.delta or 0.0
+        # (e^ε0 − e^ε)₊/(1 + e^ε0) written without overflow: (1 − e^(ε − ε0))₊/(1 + e^−ε0)
+        part = -math.expm1(eps - e0) / (1 + math.exp(-e0)) if eps < e0 else 0.0
+        return d0 + (1 - d0) * part
+
+    def epsilon_at(self, delta: float) -> float:
+        """ε(δ): the smallest ε ≥ 0 with (ε, δ)-DP implied by this claim; ∞ where none (module docstring)."""
+        d = float(checks.in_range("delta", delta, 0.0, 1.0))
+        if self.notion == "gdp":
+            if self.mu == 0 or d >= 1:
+                return 0.0
+            if d == 0 or math.isinf(self.mu):
+                return math.inf
+            return _gdp("epsilon", d, self.mu)
+        e0, d0 = self.epsilon, self.delta or 0.0
+        if d < d0:
+            return math.inf
+        if d >= 1:
+            return 0.0
+        if math.isinf(e0):
+            return math.inf
+        # δ(ε) = δ: e^ε = e^ε0 − (δ − δ0)(1 + e^ε0)/(1 − δ0) = e^ε0 (1 − q), q = (δ − δ0)(1 + e^−ε0)/(1 − δ0)
+        q = (d - d0) * (1 + math.exp(-e0)) / (1 - d0)
+        return max(0.0, e0 + math.log1p(-q)) if q < 1 else 0.0
+
+    def tradeoff(self, alpha) -> np.ndarray:
+        """The f-DP trade-off curve f(α): the least type-II error of any test of the two neighbours at type-I
+        error α (module docstring)."""
+        alpha = np.asarray(alpha, np.float64)
+        if self.notion == "gdp":
+            inner = [_NORMAL.inv_cdf(min(max(1 - a, 1e-300), 1 - 1e-16)) for a in alpha.ravel()]
+            return np.asarray([_NORMAL.cdf(v - self.mu) for v in inner]).reshape(alpha.shape)
+        e0, d0 = self.epsilon, self.delta or 0.0
+        big = math.exp(min(e0, 700.0))
+        return np.maximum.reduce([np.zeros_like(alpha), 1 - d0 - big * alpha, (1 - d0 - alpha) / big])
+
+    def meets(self, budget: "Budget") -> bool:
+        """Whether this claim implies the budget under the budget's notion: (ε, δ) via the profile (δ(ε_B) ≤ δ_B);
+        μ for a μ-GDP claim (μ ≤ μ_B) or a pure one through its tight GDP level 2Φ⁻¹(e^ε/(1 + e^ε)) (DRS Prop. 2.6
+        region; an (ε, δ) claim with δ > 0 is no μ-GDP claim)."""
+        if budget.mu is not None:
+            if self.notion == "gdp":
+                return self.mu <= budget.mu
+            if self.delta:
+                return False
+            return pure_to_mu(self.epsilon) <= budget.mu
+        return self.delta_at(budget.epsilon) <= budget.delta * (1 + 1e-12)
+
+    # ----------------------------------------------------------------------------------------------- reports
+    @property
+    def symbol(self) -> str:
+        return NOTIONS[self.notion]
+
+    def describe(self) -> str:
+        """One line: the numbers in the notion's own terms and the scope."""
+        if self.notion == "gdp":
+            numbers = f"μ = {self.mu:.6g}"
+        elif self.notion == "approx-dp":
+            numbers = f"ε = {self.epsilon:.6g}, δ = {self.delta:.3g}"
+        else:
+            numbers = f"ε = {self.epsilon:.6g}"
+        return f"{self.symbol} with {numbers}, over {SCOPES[self.scope]}"
+
+    def __repr__(self) -> str:
+        return f"Guarantee({self.component + ': ' if self.component else ''}{self.describe()})"
+
+    def as_json(self, *, delta: float | None = None, epsilon: float | None = None, **context) -> dict:
+        """The one JSON shape of every claim (``jaxbandit privacy --json``): the notion and its numbers (``None``
+        where the notion has none), the (ε, δ) at the requested ``delta`` (or δ at ``epsilon``), and ``context``
+        (component, params, horizon, number of arms...)."""
+        at = {}
+        if epsilon is not None:
+            at = {"epsilon": float(epsilon), "delta": self.delta_at(epsilon)}
+        elif delta is not None:
+            at = {"delta": float(delta), "epsilon": self.epsilon_at(delta)}
+        out = {"component": self.component, "notion": self.notion, "symbol": self.symbol, "scope": self.scope,
+               "epsilon": self.epsilon, "delta": self.delta, "mu": self.mu, "at": at, "protects": self.protects,
+               "source": self.source}
+        out.update(context)
+        return json.loads(json.dumps(out, default=_plain))
+
+
+def pure_to_mu(epsilon: float) -> float:
+    """The smallest μ with ε-DP ⇒ μ-GDP: 2Φ⁻¹(e^ε/(1 + e^ε)) (tight: the trade-off of ε-DP lies above G_μ)."""
+    if math.isinf(epsilon):
+        return math.inf
+    return 2 * _NORMAL.inv_cdf(1 / (1 + math.exp(-epsilon)))
+
+
+def _plain(x):
+    if isinstance(x, (np.generic, np.ndarray)):
+        return np.asarray(x).tolist()
+    if hasattr(x, "tolist"):
+        return x.tolist()
+    return str(x)
+
+
+@dataclasses.dataclass(frozen=True)
+class Budget:
+    """A privacy budget: (ε, δ) (δ = 0: pure ε), or μ (μ-GDP). Checked on construction."""
+
+    epsilon: float | None = None
+    delta: float = 0.0
+    mu: float | None = None
+
+    def __post_init__(self):
+        if (self.epsilon is None) == (self.mu is None):
+            raise ValueError("a budget is either epsilon (with delta, default 0) or mu, not both or neither")
+        if self.mu is not None:
+            checks.in_range("mu", self.mu, 0.0, low_open=True, high_open=True)
+        else:
+            checks.in_range("epsilon", self.epsilon, 0.0, high_open=True)
+            checks.in_range("delta", self.delta, 0.0, 1.0, high_open=True)
+
+    def __str__(self) -> str:
+        if self.mu is not None:
+            return f"μ = {self.mu:g}"
+        return f"ε = {self.epsilon:g}" + (f", δ = {self.delta:g}" if self.delta else "")
+
+    def pure_epsilon(self) -> float:
+        """The largest ε whose ε-DP claim meets this budget: ε_B itself for a pure budget; log((e^ε_B + δ_B)/(1 − δ_B))
+        for (ε_B, δ_B) (the profile's δ(ε_B) = δ_B); log(p/(1 − p)), p = Φ(μ_B/2), for μ_B (`pure_to_mu`'s
+        inverse)."""
+        if self.mu is not None:
+            p = _NORMAL.cdf(self.mu / 2)
+            return math.log(p / (1 - p)) if p < 1 else math.inf
+        if self.delta == 0:
+            return float(self.epsilon)
+        return math.log((math.exp(self.epsilon) + self.delta) / (1 - self.delta))
+
+
+@dataclasses.dataclass(frozen=True)
+class Accountant:
+    """How a component's privacy follows from its parameters (module docstring).
+
+    Attributes:
+      notion, scope: keys of `NOTIONS` and `SCOPES`.
+      level: ``(params, horizon, num_arms) -> dict``, host side: the numbers of the claim, ``{"epsilon": ε}``,
+        ``{"epsilon": ε, "delta": δ}`` or ``{"mu": μ}`` (Python floats; may raise ``ValueError`` for a
+        configuration it does not cover).
+      protects: the neighbouring inputs, in words.
+      source: the result that proves it; a string or ``(params, horizon, num_arms) -> str``.
+      calibrated: the parameter `calibrate` sets (``None``: no single parameter sets the level).
+      calibrated_range: ``(low, high)`` of that parameter for the bisection (open ends).
+      boundary: ``(budget, params, horizon, num_arms) -> {field: value}``, the closed-form boundary where there is
+        one (else `calibrate` bisects).
+      tuned: the parameter a budget leaves free to tune, with its range ``(horizon, num_arms) -> (low, high)``
+        (modified Thompson sampling: b, with c = c*(b) on the boundary), or ``None``.
+    """
+
+    notion: str
+    scope: str
+    level: Callable[[Any, int, int], dict]
+    protects: str
+    source: str | Callable
+    calibrated: str | None = None
+    calibrated_range: tuple = (0.0, math.inf)
+    boundary: Callable | None = None
+    tuned: tuple | None = None
+
+    def __post_init__(self):
+        checks.known_name("privacy notion", self.notion, NOTIONS)
+        checks.known_name("privacy scope", self.scope, SCOPES)
+
+    def guarantee(self, params, horizon: int, num_arms: int, component: str = "") -> Guarantee:
+        """The claim for these parameters (host side; ``params`` concrete, horizon-bound)."""
+        level = self.level(params, int(horizon), int(num_arms))
+        source = self.source(params, horizon, num_arms) if callable(self.source) else self.source
+        if self.notion == "gdp":
+            return Guarantee(self.notion, self.scope, None, None, float(level["mu"]), self.protects, source,
+                             component)
+        delta = float(level.get("delta", 0.0))
+        return Guarantee(self.notion, self.scope, float(level["epsilon"]), delta, None, self.protects, source,
+                         component)
+
+    def calibrate(self, params, horizon: int, num_arms: int, budget: Budget):
+        """``params`` with the calibrated parameter on the budget's boundary: the least private value whose
+        guarantee still meets ``budget`` (a `Budget`), as stored in the parameter's dtype (moved by ulps towards
+        privacy where rounding would leave the budget). ValueError where no value in its range meets it."""
+        values = self.boundary_values(params, horizon, num_arms, budget)
+        calibrated = _replace(params, values)
+        for _ in range(64):
+            if self.guarantee(calibrated, horizon, num_arms).meets(budget):
+                return calibrated
+            calibrated = self._toward_privacy(calibrated, horizon, num_arms)
+        raise ValueError(f"the {self.calibrated} of the boundary of {budget} could not be stored in its dtype")
+
+    def boundary_values(self, params, horizon: int, num_arms: int, budget: Budget) -> dict:
+        """``{parameter: value}`` (float64, before any rounding to the params' dtype) on the budget's boundary: the
+        closed form where the component gives one, else a bisection. ``params`` may carry other fields as Python
+        numbers (a relaxed integer, for the tuner)."""
+        if self.calibrated is None:
+            raise ValueError("this component has no privacy-calibrated parameter: no single parameter sets its level")
+        if self.boundary is not None:
+            return dict(self.boundary(budget, params, int(horizon), int(num_arms)))
+        return {self.calibrated: self._bisect(params, horizon, num_arms, budget)}
+
+    def _toward_privacy(self, params, horizon, num_arms):
+        """``params`` with the calibrated parameter one ulp towards the stronger claim."""
+        value = np.asarray(getattr(params, self.calibrated))
+        key = (lambda g: g.mu) if self.notion == "gdp" else (lambda g: g.epsilon)
+        steps = [_replace(params, {self.calibrated: np.nextafter(value, np.asarray(x, value.dtype))})
+                 for x in (np.inf, -np.inf)]
+        return min(steps, key=lambda p: key(self.guarantee(p, horizon, num_arms)))
+
+    def _bisect(self, params, horizon, num_arms, budget) -> float:
+        name = self.calibrated
+        low, high = self.calibrated_range
+        meets = lambda x: self.guarantee(_replace(params, {name: x}), horizon, num_arms).meets(budget)
+        # points strictly inside the open range, geometric where it spans decades
+        lo = low + 1e-9 * max(1.0, abs(low)) if math.isfinite(low) else -1e6
+        hi = high - 1e-9 * max(1.0, abs(high)) if math.isfinite(high) else 1e6
+        at_lo, at_hi = meets(lo), meets(hi)
+        if at_lo == at_hi:
+            if at_lo:
+                return hi if self._grows(params, horizon, num_arms, lo, hi) else lo
+            raise ValueError(f"no value of {name} in ({low:g}, {high:g}) meets the budget {budget}")
+        for _ in range(200):  # the map is monotone: keep the end that meets the budget
+            mid = math.sqrt(lo * hi) if lo > 0 and hi / lo > 4 else 0.5 * (lo + hi)
+            if meets(mid) == at_lo:
+                lo = mid
+            else:
+                hi = mid
+            if hi - lo <= 1e-12 * max(abs(hi), 1e-300):
+                break
+        return lo if at_lo else hi
+
+    def _grows(self, params, horizon, num_arms, a, b) -> bool:
+        """Whether the claim gets weaker from ``a`` to ``b``."""
+        ga = self.guarantee(_replace(params, {self.calibrated: a}), horizon, num_arms)
+        gb = self.guarantee(_replace(params, {self.calibrated: b}), horizon, num_arms)
+        key = (lambda g: g.mu) if self.notion == "gdp" else (lambda g: g.epsilon)
+        return key(gb) >= key(ga)
+
+
+def _replace(params, values: dict):
+    """``params`` (a NamedTuple) with fields replaced, each in its field's dtype."""
+    import jax.numpy as jnp
+    fields = {k: jnp.asarray(v, jnp.asarray(getattr(params, k)).dtype) for k, v in values.items()}
+    return params._replace(**fields)
+
+
+def pure_dp(epsilon_of_params: Callable, *, notion: str = "pure-dp", scope: str = "run", protects: str,
+            source, calibrated: str | None = "epsilon") -> Accountant:
+    """The accountant of an ε-DP (or ε-LDP) component whose level is ``epsilon_of_params(params, horizon,
+    num_arms)``; calibrated through its ``epsilon`` parameter by default: in closed form where the level is the
+    parameter itself (`epsilon_of`; `Budget.pure_epsilon`), else by bisection (any increasing function of it)."""
+    boundary = None
+    if epsilon_of_params is epsilon_of and calibrated == "epsilon":
+        boundary = lambda budget, params, horizon, num_arms: {"epsilon": budget.pure_epsilon()}
+    return Accountant(notion, scope, lambda p, T, K: {"epsilon": float(epsilon_of_params(p, T, K))}, protects,
+                      source, calibrated=calibrated, boundary=boundary)
+
+
+def epsilon_of(params, horizon=None, num_arms=None) -> float:
+    """A component's ``epsilon`` parameter as its ε (its claim is the parameter itself)."""
+    return float(params.epsilon)
+
+
+def epsilon_delta_of(delta_scale: float = 1.0):
+    """``level`` of an (ε, δ) claim stated by the parameters themselves (seed 003's policies)."""
+    def level(params, horizon=None, num_arms=None):
+        return {"epsilon": float(params.epsilon), "delta": float(params.delta) * delta_scale}
+    return level

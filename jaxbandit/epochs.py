@@ -1,0 +1,233 @@
+"""The epoch-by-epoch simulator: a second implementation of the engine's interface (`jaxbandit.engine.rollout`:
+``run(key, params) -> Trace``) for the phased elimination policies whose epochs have data-independent lengths and
+round-robin play (seed 004's DPRSE and LDPRSE), so that a whole epoch is simulated at once: the same law as the
+per-step policy, not its random stream. ``jaxbandit.sweep(..., simulator="epochs")`` runs it; `fluid_regret` is
+the same schedule without noise (spec 004 §6.4).
+"""
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbandit import checks, engine, policies
+from jaxbandit.mechanisms import laplace as laplace_noise
+from jaxbandit.mechanisms.truncated_mean import central_release, local_report, truncate
+from jaxbandit.policies.common import capped_pulls, kahan_add
+from jaxbandit.policies.elimination import eliminate
+from jaxbandit.policies.phased import round_robin
+from jaxbandit.policies.robust import ldp_rse_schedule, rse_schedule
+from jaxbandit.types import StepRandom
+
+__all__ = ["FAMILIES", "supports", "rollout", "EpochTrace", "MAX_EPOCHS", "fluid_regret"]
+
+# The policies this simulator knows, by registry name: their epoch schedule (from a policy's options) and whether
+# the learner sees locally privatized rewards.
+FAMILIES = {
+    "dp-rse": lambda options: (rse_schedule, False),
+    "ldp-rse": lambda options: (functools.partial(ldp_rse_schedule, printed=options.get("variant") == "printed"),
+                                True),
+}
+
+
+def supports(policy) -> bool:
+    """Whether ``policy`` has an epoch-by-epoch simulation."""
+    return policy.name in FAMILIES
+
+
+def _family(policy):
+    if not supports(policy):
+        raise ValueError(f"policy={policy.name!r} has no epoch-by-epoch simulation (it runs {', '.join(FAMILIES)}): "
+                         "use simulator='steps'")
+    return FAMILIES[policy.name](dict(policy.options))
+
+
+# R_τ >= 2 grows about 4x per epoch once its first term exceeds 1 (D_τ halves, power (1+v)/v >= 2): 40 epochs
+# outlast 2^31 rounds unless ε is astronomically large. The epoch simulation plays its 40th epoch to T without a
+# release (the per-step policy would go on).
+MAX_EPOCHS = 40
+
+
+class EpochTrace(NamedTuple):
+    """What `rollout`'s ``run`` returns for one run: a `jaxbandit.engine.Trace` and two more fields.
+
+    Attributes:
+      pseudo_regret: f[n_rec] Σ_a Δ_a N_a(t) at the record times (exact: play is round-robin within an epoch).
+      regret: f[n_rec] realized regret μ* t − Σ_{s<=t} x_s at the record times.
+      counts: int32[K] pulls per arm at the horizon.
+      eliminated: int32[K] the epoch at whose end the arm was eliminated (0: never).
+      epochs: int32 epochs completed (releases made) within the horizon.
+    """
+
+    pseudo_regret: jax.Array
+    regret: jax.Array
+    counts: jax.Array
+    eliminated: jax.Array
+    epochs: jax.Array
+
+
+def rollout(env, policy, privatizer=None, *, horizon: int, record_times=None, chunk: int = 4096):
+    """DPRSE or LDPRSE simulated epoch by epoch: ``run(key, params: SimParams) -> EpochTrace``, pure, the interface
+    of `jaxbandit.engine.rollout` (``privatizer``: the identity only; LDPRSE privatizes inside).
+
+    An epoch's length R_τ·|S| depends only on public quantities and its play is round-robin over the viable arms,
+    so the policy needs no step: each epoch draws its rounds' rewards ``chunk`` rounds at a time (and, for LDPRSE,
+    the users' Laplace noise) and reduces them to the arms' truncated sums (Kahan-compensated across chunks) and
+    to the realized regret at the record times; the pull counts and the pseudo-regret follow from the schedule.
+    It is the law of the per-step policy (`dp_rse`, `ldp_rse` under the engine), not its random stream
+    (tests/test_heavy_tailed.py compares the two). An epoch cut by T releases nothing; one arm left is played to
+    T; the `MAX_EPOCHS`-th epoch is played to T without a release (unreachable at any sensible ε).
+    ``record_times``: as for `jaxbandit.rollout` (default 100 points, always T). ``jaxbandit.sweep(...,
+    simulator="epochs")`` runs it over runs and grids.
+    """
+    schedule, local = _family(policy)
+    if privatizer is not None and privatizer.name != "identity":
+        raise ValueError(f"simulator='epochs' takes the identity privatizer ({policy.name} privatizes inside if it is "
+                         f"local), got {privatizer.name!r}")
+    if policy.num_arms != env.num_arms:
+        raise ValueError(f"policy has {policy.num_arms} arms but the environment has {env.num_arms}")
+    horizon, times = engine.horizon_and_records(horizon, record_times)
+    checks.positive_int("chunk", chunk)
+    release = dict(policy.options)["release"]
+    K = env.num_arms
+    rec_times = np.asarray(times, np.int64)
+
+    def play(key, t0, length, active, bound, mu_star, params_env, params_pol, acc):
+        """Rounds t0 + 1 .. t0 + length, round-robin over ``active``: the arms' truncated (privatized) sums and the
+        realized regret μ* − x_s accumulated into ``acc`` = (sums, comp, rec_sums, rec_comp) (Kahan pairs; summing
+        μ* − x_s, not x_s, keeps μ* t − Σ x_s free of cancellation, as the engine does)."""
+        rec = jnp.asarray(rec_times, jnp.int32)
+        order = jax.vmap(round_robin, in_axes=(None, 0))  # the policy's own order within a phase
+
+        def body(c, acc):
+            sums, comp, rec_sums, rec_comp = acc
+            k = jax.random.fold_in(key, c)
+            ke, kn, kk = jax.random.split(k, 3)
+            i = c * chunk + jnp.arange(chunk)                       # offsets within the segment
+            valid = i < length
+            arm = order(active, i)
+            noise = env.draw(ke, chunk, params_env)
+            keys = jax.random.split(kk, chunk)
+            x = jax.vmap(lambda kk, z, a: env.sample(StepRandom(kk, z), a, params_env))(keys, noise, arm)
+            x = jnp.where(valid, x, 0.0)
+            if local:
+                seen = local_report(x, bound, params_pol.epsilon,
+                                    laplace_noise.draw(kn, (chunk,), release, x.dtype))
+            else:
+                seen = truncate(x, bound)
+            hits = (arm[:, None] == jnp.arange(K)) & valid[:, None]
+            sums, comp = kahan_add(sums, comp, jnp.sum(jnp.where(hits, seen[:, None], 0.0), axis=0))
+            # realized: μ* − x_s of this chunk's rounds up to each record time
+            csum = jnp.concatenate([jnp.zeros(1, x.dtype), jnp.cumsum(jnp.where(valid, mu_star - x, 0.0))])
+            upto = jnp.clip(rec - (t0 + c * chunk), 0, chunk)
+            rec_sums, rec_comp = kahan_add(rec_sums, rec_comp, csum[upto])
+            return sums, comp, rec_sums, rec_comp
+
+        return jax.lax.fori_loop(0, (length + chunk - 1) // chunk, body, acc)
+
+    def run(key, sim_params) -> EpochTrace:
+        env_params = sim_params.env
+        params = policy.bind_horizon(sim_params.policy, horizon)
+        means = env.means(env_params)
+        mu_star = jnp.max(means)
+        gaps = mu_star - means
+        T = jnp.asarray(horizon, jnp.int32)
+        dtype = means.dtype
+
+        class Loop(NamedTuple):
+            t: jax.Array
+            active: jax.Array
+            epoch: jax.Array
+            counts: jax.Array
+            eliminated: jax.Array
+            starts: jax.Array     # int32[MAX_EPOCHS + 1]: the round each segment starts after
+            masks: jax.Array      # bool[MAX_EPOCHS + 1, K]: its viable arms
+            base: jax.Array       # int32[MAX_EPOCHS + 1, K]: pulls before it
+            rec: tuple            # Kahan pair of the realized regret at each record time
+            done: jax.Array
+
+        def body(s: Loop):
+            n = jnp.sum(s.active, dtype=jnp.int32)
+            r_real, bound, err, _ = schedule(n, s.epoch, params)
+            pulls = capped_pulls(r_real, n)
+            # a whole epoch before T (else: the last segment); the segment table holds MAX_EPOCHS of them
+            fits = (n > 1) & (pulls * n <= T - s.t) & (s.epoch < MAX_EPOCHS)
+            slot = s.epoch - 1
+            k_play, k_release = jax.random.split(jax.random.fold_in(key, s.epoch))
+            zero = jnp.zeros(K, dtype)
+            length = jnp.where(fits, pulls * n, T - s.t)
+            sums, comp, rec_sums, rec_comp = play(k_play, s.t, length, s.active, bound, mu_star, env_params, params,
+                                                  (zero, zero) + s.rec)
+            r = pulls.astype(dtype)
+            est = (sums - comp) / r
+            if not local:
+                est = central_release(est, bound, r, params.epsilon,
+                                      laplace_noise.draw(k_release, (K,), release, dtype))
+            keep = eliminate(s.active, est, params.theta * err)
+            return Loop(s.t + length, jnp.where(fits, keep, s.active), s.epoch + fits,
+                        s.counts + jnp.where(fits, pulls * s.active, 0),
+                        jnp.where(fits & s.active & ~keep, s.epoch, s.eliminated),
+                        s.starts.at[slot].set(s.t), s.masks.at[slot].set(s.active), s.base.at[slot].set(s.counts),
+                        (rec_sums, rec_comp), ~fits)
+
+        n_rec = len(rec_times)
+        init = Loop(jnp.zeros((), jnp.int32), jnp.ones(K, bool), jnp.ones((), jnp.int32), jnp.zeros(K, jnp.int32),
+                    jnp.zeros(K, jnp.int32), jnp.full(MAX_EPOCHS + 1, horizon + 1, jnp.int32),
+                    jnp.zeros((MAX_EPOCHS + 1, K), bool), jnp.zeros((MAX_EPOCHS + 1, K), jnp.int32),
+                    (jnp.zeros(n_rec, dtype), jnp.zeros(n_rec, dtype)), jnp.zeros((), bool))
+        s = jax.lax.while_loop(lambda s: ~s.done, body, init)
+
+        def pulls_at(t):
+            """N_a(t): the segment holding round t, its full round-robin rounds, then its first arms."""
+            seg = jnp.sum(s.starts < t) - 1
+            mask, start = s.masks[seg], s.starts[seg]
+            n = jnp.maximum(jnp.sum(mask, dtype=jnp.int32), 1)
+            q, rem = jnp.divmod(t - start, n)
+            rank = jnp.cumsum(mask.astype(jnp.int32)) - 1
+            return s.base[seg] + mask * (q + (rank < rem))
+
+        rec = jnp.asarray(rec_times, jnp.int32)
+        pulls = jax.vmap(pulls_at)(rec)
+        pseudo = jnp.sum(pulls.astype(dtype) * gaps, axis=1)
+        realized = s.rec[0] - s.rec[1]
+        return EpochTrace(pseudo, realized, pulls_at(T), s.eliminated, s.epoch - 1)
+
+    return run
+
+
+def fluid_regret(name: str, means, horizon: int, times=None, options=None, **params):
+    """The noise-free ("fluid") pseudo-regret of DPRSE or LDPRSE (spec 004 §6.4): the epochs of the schedule, with
+    every estimate equal to its arm's mean, so that arm a is eliminated at the end of the first epoch whose
+    threshold θ·err_τ is below its gap. ``params``: the policy's (ε, v, u, β, θ; β = None: 1/T); ``options``: its
+    build-time options (e.g. ``{"variant": "printed"}`` for LDPRSE's box as printed). Returns the
+    pseudo-regret at ``times`` (default: T alone) as float64, exact for that noise-free play (round-robin within
+    epochs). The spec's oracles at T = 10^7, v = 0.9, ε = 1, β = 1/T: regret/T = 0.201 (S1), 0.174 (S2), 0.159 (S3)."""
+    means = np.asarray(means, np.float64)
+    pol, pp = policies.make(name, len(means), options=options, **params)
+    pp = pol.bind_horizon(pp, horizon)
+    schedule, _ = _family(pol)
+    gaps = means.max() - means
+    active = np.ones(len(means), bool)
+    segments = []  # (start, active mask, pulls before it)
+    t, epoch, counts = 0, 1, np.zeros(len(means), np.int64)
+    while True:
+        n = int(active.sum())
+        r, _, err, _ = (float(x) for x in schedule(jnp.int32(n), jnp.int32(epoch), pp))
+        segments.append((t, active.copy(), counts.copy()))
+        if n == 1 or t + r * n > horizon:
+            break
+        t += int(r) * n
+        counts = counts + int(r) * active
+        active = active & ~(gaps > float(pp.theta) * err)
+        epoch += 1
+    times = np.asarray([horizon] if times is None else times, np.int64)
+    out = np.empty(len(times))
+    for i, s in enumerate(times):
+        start, mask, base = [seg for seg in segments if seg[0] < s or seg[0] == 0][-1]
+        q, rem = divmod(int(s) - start, int(mask.sum()))
+        pulls = base + mask * q + (mask & (np.cumsum(mask) - 1 < rem))
+        out[i] = float(np.dot(pulls, gaps))
+    return out
