@@ -20,9 +20,9 @@ import numpy as np
 import jaxbandit as jb
 
 
-def timed(policy, devices, means, runs, horizon, seed, params):
+def timed(policy, devices, means, runs, horizon, seed, options):
     cpu0 = resource.getrusage(resource.RUSAGE_SELF)
-    res = jb.simulate("bernoulli", policy, env_params={"means": means}, policy_params=params, horizon=horizon,
+    res = jb.simulate("bernoulli", policy, env_params={"means": means}, policy_options=options, horizon=horizon,
                       runs=runs, seed=seed, progress=False, chunk_steps=horizon, devices=devices)
     cpu1 = resource.getrusage(resource.RUSAGE_SELF)
     busy = (cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime) / res.seconds
@@ -31,7 +31,8 @@ def timed(policy, devices, means, runs, horizon, seed, params):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--policies", default="gaussian-thompson,gaussian-thompson:noise=0,thompson")
+    ap.add_argument("--policies", default="gaussian-thompson,gaussian-thompson:release=float,thompson",
+                    help="comma-separated NAME[:OPTION=VALUE]")
     ap.add_argument("--arms", type=int, default=10)
     ap.add_argument("--runs", type=int, default=1000)
     ap.add_argument("--horizon", type=int, default=10_000)
@@ -48,7 +49,7 @@ def main():
     rows = []
     for spec in args.policies.split(","):
         policy, _, param = spec.partition(":")
-        params = {k: int(v) if v.isdigit() else float(v) for k, v in (param.split("="),)} if param else None
+        params = dict((param.split("="),)) if param else None  # a build-time option of the policy
         for d in (1, n):  # compile both first: the same horizon and record times as the timed runs
             timed(policy, d, means, args.runs, args.horizon, 0, params)
         best = {1: (np.inf, 0.0), n: (np.inf, 0.0)}

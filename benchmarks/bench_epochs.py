@@ -2,7 +2,7 @@
 
 The same configuration (DPRSE or LDPRSE on seed 004's S1, Pareto v = 0.9, u = 8.142063, ε = 1 (central) or 10
 (local), the scaled preset's θ, R runs, horizon T) runs through ``jaxbandit.simulate`` with ``simulator="steps"``
-(the engine) and ``"epochs"`` (`elimination_rollout`), in one process and alternating. Compilation is excluded (a
+(the engine) and ``"epochs"`` (`jaxbandit.epochs`), in one process and alternating. Compilation is excluded (a
 warm-up call of each first); each variant is timed ``--rounds`` times and the best of each is compared, in
 rounds (agent-steps) per second: the machine is noisy, so only ratios of best-of-N figures mean much.
 

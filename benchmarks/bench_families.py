@@ -4,7 +4,8 @@ the engine's regret in tests/test_numpy_references.py), side by side in one proc
 
 K = 10 Bernoulli arms (the corrupt family: K = 10 under a randomized-response channel of ε = 1 on every arm),
 R runs, horizon T; jaxbandit's compilation excluded (a warm-up call first). Private policies are timed with their
-default floating-point-safe draw and with the float draw (``noise=0``), the NumPy loops' own kind of noise.
+default floating-point-safe draw and with the float draw (the option ``release="float"``), the NumPy loops' own
+kind of noise.
 
     python benchmarks/bench_families.py [--runs 1000 --horizon 2000 --rounds 3] [--only NAME ...] [--record]
 """
@@ -38,7 +39,7 @@ CASES = {  # family -> (policy, policy params (the NumPy loop's too), privatizer
     "DP-UCB": ("dp-ucb", {"epsilon": 1.0}, None),
     "DP-UCB-INT": ("dp-ucb-int", {"epsilon": 1.0, "v": 1.1}, None),
     "FTPL: DP-FTPL-New": ("dp-ftpl-new", {"epsilon": 1.0, "delta": 0.01}, None),
-    # seed 004 on the same Bernoulli arms, with its constants scaled down as in tests/golden.py (epochs end)
+    # Heavy-tailed DP bandits on the same Bernoulli arms, with its constants scaled down as in tests/golden.py (epochs end)
     "heavy-tailed: DPRSE": ("dp-rse", {"epsilon": 1.0, "v": 0.9, "u": 1.0, "beta": 0.1, "theta": 1.0}, None),
 }
 
@@ -62,9 +63,10 @@ def main():
     for family, (name, params, channel) in CASES.items():
         if args.only and name not in args.only:
             continue
-        has_mode = "noise" in jb.policies.get(name, len(MEANS)).default_params._fields
+        has_mode = "release" in jb.policies.option_names(name)
         modes = (None, 0) if has_mode else (None,)
-        kws = {mode: dict(env_params={"means": MEANS}, policy_params=params if mode is None else {**params, "noise": 0},
+        kws = {mode: dict(env_params={"means": MEANS}, policy_params=params,
+                          policy_options=None if mode is None else {"release": "float"},
                           privatizer="randomized-response" if channel else "identity", privatizer_params=channel,
                           horizon=args.horizon, runs=args.runs, progress=False, chunk_steps=args.horizon)
                for mode in modes}
@@ -90,7 +92,7 @@ def main():
         f"`python benchmarks/bench_families.py --runs {args.runs} --horizon {args.horizon} --rounds {args.rounds}`: "
         f"K = 10, agent-steps/s, best of {args.rounds} alternations (jaxbandit's compilation excluded).",
         "",
-        "| family | policy | jaxbandit (default) | jaxbandit (noise=0) | / NumPy | NumPy loop | default / NumPy |",
+        "| family | policy | jaxbandit (default) | jaxbandit (release=float) | / NumPy | NumPy loop | default / NumPy |",
         "|---|---|---|---|---|---|---|",
         *rows,
     ])

@@ -44,22 +44,20 @@ def main():
     ap.add_argument("--record", action="store_true")
     args = ap.parse_args()
     T, R = args.horizon, args.runs
-    space = tuning._BudgetSpace(2.0, T, len(MEANS), tight=False)
-    env, policy, priv, base = jb.resolve("bernoulli", "modified-thompson", env_params={"means": MEANS})
-    point = tuning._point(base, space)
+    spec = jb.resolve("bernoulli", "modified-thompson", env_params={"means": MEANS}, horizon=T)
+    space = tuning._BudgetSpace(spec, jb.accounting.Budget(mu=2.0))
+    point = tuning._point(spec.params, space)
     u = np.array([math.log1p(min(1000, space.b_max // 2))])
 
     def plain(seed):
-        gradients.final_regret(env, policy, priv, [point(u, 0.5)], runs=2 * R, seed=seed, horizon=T)
+        gradients.final_regret(spec, [point(u, 0.5)], runs=2 * R, seed=seed)
         return 2 * R * T
 
     def smoothed(seed):
-        return gradients.smoothed_gradient(env, policy, priv, base, point, u, sigma=0.15, horizon=T, runs=R,
-                                           seed=seed).agent_steps
+        return gradients.smoothed_gradient(spec, point, u, sigma=0.15, runs=R, seed=seed).agent_steps
 
     def score(seed):
-        return gradients.score_gradient("bernoulli", "modified-thompson", env_params={"means": MEANS},
-                                        at=space.score_at(u), horizon=T, runs=R, seed=seed).agent_steps
+        return gradients.score_gradient(spec, at=space.score_at(u), runs=R, seed=seed).agent_steps
 
     rows = []
     for name, fn in (("plain simulation", plain), ("smoothed estimator", smoothed), ("score estimator", score)):

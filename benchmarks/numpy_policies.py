@@ -7,7 +7,7 @@ with the given means and returns the final pseudo-regret of each run, float64[ru
 pulled at t). One Python loop over t; state (runs, K) or (runs,); float64; NumPy's generator. The same algorithm as
 the jaxbandit policy of that name (its initial pulls, index, tie-breaking, phases and release schedule): the same
 law of the action sequence, not the same random numbers. The private ones use the papers' float noise (jaxbandit's
-``noise=0``: Laplace, ``jax.random.normal``).
+``release="float"``: Laplace, ``jax.random.normal``).
 
 Corrupt bandits: ``p00``, ``p11`` (scalars or per arm) are the channel the policy knows; ``channel=(p00, p11)``
 optionally gives the privatizer another one (default: the same). The privatizer reports

@@ -1,8 +1,8 @@
 """Reproducible experiments, installed as ``jaxbandit.experiments`` (the repository's experiments/ folder).
 
 ``jaxbandit reproduce ID`` runs the registry entry ``ID``: an `Experiment` (runner.py) with its configurations
-and figure function, defined in its paper's module: baselines.py, ldp_ts.py (seed 000), gdp_ts.py (seed 001),
-corrupt.py (seed 002), dp_ftpl.py (seed 003), heavy_tailed.py (seed 004); each module lists its entries in ``EXPERIMENTS``. Simulations go through a cache of results
+and figure function, defined in its paper's module: baselines.py, ldp_ts.py (LDP Thompson sampling), gdp_ts.py (TS is itself DP),
+corrupt.py (Corrupt bandits), dp_ftpl.py (DP-FTPL), heavy_tailed.py (Heavy-tailed DP bandits); each module lists its entries in ``EXPERIMENTS``. Simulations go through a cache of results
 keyed by the content of each configuration (runner.py), shared by the figures written to one output root.
 """
 from __future__ import annotations

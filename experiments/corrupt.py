@@ -1,4 +1,4 @@
-"""Seed 002 ("Corrupt Bandits for Preserving Local Privacy", Gajane, Urvoy & Kaufmann, ALT 2018): the registry
+"""Corrupt bandits ("Corrupt Bandits for Preserving Local Privacy", Gajane, Urvoy & Kaufmann, ALT 2018): the registry
 entries corrupt-exp61, corrupt-exp62, corrupt-exp63 and corrupt-appendix (``EXPERIMENTS``, at the end), their
 settings, configuration builders and panels.
 
@@ -294,7 +294,7 @@ def _exp61(results, out_dir):
     axes[0].set_title("(a) all algorithms", fontsize=10)
     exp61_panel(axes[1], results, MAIN, zoom=True)
     axes[1].set_title("(b) the CF algorithms against the bounds (log time axis)", fontsize=10)
-    fig.suptitle("Seed 002 Exp. 6.1: randomized response p00 = p11 = 0.6 on the optimal arm, 0.9 on the others\n"
+    fig.suptitle("Corrupt bandits Exp. 6.1: randomized response p00 = p11 = 0.6 on the optimal arm, 0.9 on the others\n"
                  + caption(results, MAIN), fontsize=10)
     fig.tight_layout()
     plotting.save(fig, os.path.join(out_dir, "fig2a.png"))
@@ -311,7 +311,7 @@ def _exp62(results, out_dir):
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(9.8, 5.6))
     exp62_panel(ax, results, MAIN)
-    fig.suptitle("Seed 002 Exp. 6.2: regret at T against the LDP level ε\n" + caption(results, MAIN), fontsize=9.5)
+    fig.suptitle("Corrupt bandits Exp. 6.2: regret at T against the LDP level ε\n" + caption(results, MAIN), fontsize=9.5)
     fig.tight_layout()
     plotting.save(fig, os.path.join(out_dir, "fig2b.png"))
 
@@ -329,7 +329,7 @@ def _exp63(results, out_dir):
         exp63_panel(ax, results, MAIN)
         ax.set_xscale(scale)
         ax.set_title(f"{scale} time axis", fontsize=10)
-    fig.suptitle("Seed 002 Exp. 6.3: local DP (ε = 1 randomized response) against global DP\n"
+    fig.suptitle("Corrupt bandits Exp. 6.3: local DP (ε = 1 randomized response) against global DP\n"
                  + caption(results, MAIN), fontsize=10)
     fig.tight_layout()
     plotting.save(fig, os.path.join(out_dir, "fig2c.png"))
@@ -372,7 +372,7 @@ def _appendix(results, out_dir):
         exp63_panel(axes[2], results, means, prefix=_prefix(name))
         axes[2].set_title("(c) Exp. 6.3: local (ε = 1) against global DP", fontsize=10)
         mine = {k: v for k, v in results.items() if k.startswith(_prefix(name))}
-        fig.suptitle(f"Seed 002 Appendix III, {name}\n" + caption(mine, means), fontsize=10)
+        fig.suptitle(f"Corrupt bandits Appendix III, {name}\n" + caption(mine, means), fontsize=10)
         fig.tight_layout()
         plotting.save(fig, os.path.join(out_dir, f"{name.replace(' ', '')}.png"))
 
@@ -380,15 +380,15 @@ def _appendix(results, out_dir):
 # ------------------------------------------------------------------------------------------------ registry
 
 EXPERIMENTS = [
-    Experiment("corrupt-exp61", "Seed 002 Exp. 6.1 (Fig. 2a)", "seed 002 Fig. 2a: CF vs wrapper vs naive under "
+    Experiment("corrupt-exp61", "Corrupt bandits Exp. 6.1 (Fig. 2a)", "Corrupt bandits Fig. 2a: CF vs wrapper vs naive under "
                "per-arm randomized response, regret vs t with the lower bound",
                functools.partial(exp61_configs, MAIN), _exp61, _main_rows),
-    Experiment("corrupt-exp62", "Seed 002 Exp. 6.2 (Fig. 2b)", "seed 002 Fig. 2b: kl-UCB-CF / TS-CF regret at T vs "
+    Experiment("corrupt-exp62", "Corrupt bandits Exp. 6.2 (Fig. 2b)", "Corrupt bandits Fig. 2b: kl-UCB-CF / TS-CF regret at T vs "
                "eps (1/8..8) with Cor. 3 and the lower bound",
                functools.partial(exp62_configs, MAIN), _exp62, _main_rows),
-    Experiment("corrupt-exp63", "Seed 002 Exp. 6.3 (Fig. 2c)", "seed 002 Fig. 2c: local DP (eps=1 randomized "
+    Experiment("corrupt-exp63", "Corrupt bandits Exp. 6.3 (Fig. 2c)", "Corrupt bandits Fig. 2c: local DP (eps=1 randomized "
                "response) vs global DP-UCB-INT / DP-UCB / DP-UCB-BOUND",
                functools.partial(exp63_configs, MAIN), _exp63, _main_rows),
-    Experiment("corrupt-appendix", "Seed 002 Appendix III", "seed 002 App. III: Exps 6.1-6.3 on scenarios 3 and 4",
+    Experiment("corrupt-appendix", "Corrupt bandits Appendix III", "Corrupt bandits App. III: Exps 6.1-6.3 on scenarios 3 and 4",
                appendix_configs, _appendix, _appendix_rows),
 ]

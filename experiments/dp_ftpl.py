@@ -1,4 +1,4 @@
-"""Seed 003 (Wang & Zhu, "Optimal Learning Policies for Differential Privacy in Multi-armed Bandits", JMLR 25, 2024):
+"""DP-FTPL (Wang & Zhu, "Optimal Learning Policies for Differential Privacy in Multi-armed Bandits", JMLR 25, 2024):
 the registry entries dp-ftpl-fig1 ... dp-ftpl-fig7 (``EXPERIMENTS``, at the end), their settings and figures.
 
 The paper's setting (§8, spec §5): Bernoulli arms, T = 10^6, mean and standard deviation of 100 runs.
@@ -12,7 +12,7 @@ Our additions and choices (the paper's figures are images; no plotted value is k
 paper never ran, joins Figs 4 and 5 at the same (ε, δ); instance 1 gets 200 runs (instance 2 the paper's 100);
 the δ and ε grids of Figs 6-7 are ours (the paper gives none), and Gauss's points whose start phase
 9⌈N_G*⌉ ≥ T cannot run (the policy refuses them) and are left out. DP-UCB-INT takes no δ (its ε = 1, v = 1.1 as
-in seed 002): the same run serves both δ panels of Fig. 4. DP-SE's failure probability is β = 1/T. Bands are
+in Corrupt bandits): the same run serves both δ panels of Fig. 4. DP-SE's failure probability is β = 1/T. Bands are
 ±2 standard errors of the mean (the paper shades ± one standard deviation; summary.csv gives both).
 """
 from __future__ import annotations
@@ -224,7 +224,7 @@ def _fig4(results, out_dir):
             _curve(ax, results[f"{inst}: dp-ucb-int"], "dp-ucb-int")
             _regret_axes(ax, f"{inst}, (ε, δ) = ({eps:g}, {_delta_label(delta)})")
             ax.legend(fontsize=7.5, loc="lower right")
-    fig.suptitle("Seed 003 Fig. 4: (ε, δ)-DP policies\n" + _caption(results) + "\nDP-UCB-INT's mean mixes typical "
+    fig.suptitle("DP-FTPL Fig. 4: (ε, δ)-DP policies\n" + _caption(results) + "\nDP-UCB-INT's mean mixes typical "
                  "runs with runs locked on a suboptimal arm (experiments/dp_ftpl_findings.md)", fontsize=10)
     fig.tight_layout()
     plotting.save(fig, os.path.join(out_dir, "fig4.png"))
@@ -241,7 +241,7 @@ def _fig5(results, out_dir):
                 _curve(ax, res, name)
             _regret_axes(ax, f"{inst}, ε = {eps:g}, δ = 0")
             ax.legend(fontsize=7.5, loc="lower right")
-    fig.suptitle("Seed 003 Fig. 5: (ε, 0)-DP policies\n" + _caption(results), fontsize=10)
+    fig.suptitle("DP-FTPL Fig. 5: (ε, 0)-DP policies\n" + _caption(results), fontsize=10)
     fig.tight_layout()
     plotting.save(fig, os.path.join(out_dir, "fig5.png"))
 
@@ -286,7 +286,7 @@ def _final_regret_figure(figure: int, results, out_dir):
         ax.set_title(f"instance 1, {symbol[fixed]} = {v:g}{note}", fontsize=10)
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize=7.5, loc="lower left")
-    fig.suptitle(f"Seed 003 Fig. {figure}: final regret against {symbol[swept]} at fixed {symbol[fixed]}\n"
+    fig.suptitle(f"DP-FTPL Fig. {figure}: final regret against {symbol[swept]} at fixed {symbol[fixed]}\n"
                  + _caption(results, ["instance 1"]), fontsize=10)
     fig.tight_layout()
     plotting.save(fig, os.path.join(out_dir, f"fig{figure}.png"))
@@ -299,17 +299,17 @@ def _final_regret_figure(figure: int, results, out_dir):
 
 BAND_PANELS = {
     # fig: (title, [(panel title, kind, n, extra)])
-    "fig1": ("Seed 003 Fig. 1: DP-FTPL-Gauss's N(μ̂, 2/N) at (ε, δ) = (1, 0.01), μ̂ = 0.5; F' after one 0 → 1",
+    "fig1": ("DP-FTPL Fig. 1: DP-FTPL-Gauss's N(μ̂, 2/N) at (ε, δ) = (1, 0.01), μ̂ = 0.5; F' after one 0 → 1",
              1.0, 0.01, [("N = 1 < N_G* = 7.68", "gauss", 1), ("N = ⌈N_G*⌉ = 8", "gauss", 8),
                          ("N = 30 > N_G*", "gauss", 30)]),
-    "fig2": ("Seed 003 Fig. 2: DP-FTPL-Beta at (ε, δ) = (1, 0.01), all N rewards 0; F' after one 0 → 1",
+    "fig2": ("DP-FTPL Fig. 2: DP-FTPL-Beta at (ε, δ) = (1, 0.01), all N rewards 0; F' after one 0 → 1",
              1.0, 0.01, [("with pseudo-counts, N = 10 < N_B* = 826.9", "beta", 10),
                          ("with pseudo-counts, N = ⌈N_B*⌉ = 827", "beta", 827),
                          ("with pseudo-counts, N = 5000 > N_B*", "beta", 5000),
                          ("without pseudo-counts, N = 10", "beta-plain", 10),
                          ("without pseudo-counts, N = 10^4", "beta-plain", 10 ** 4),
                          ("without pseudo-counts, N = 10^7", "beta-plain", 10 ** 7)]),
-    "fig3": ("Seed 003 Fig. 3: DP-FTPL-New's D(N; x0, ε, δ) at (ε, δ) = (0.1, 0), x0 = 0.5; F' after one 0 → 1",
+    "fig3": ("DP-FTPL Fig. 3: DP-FTPL-New's D(N; x0, ε, δ) at (ε, δ) = (0.1, 0), x0 = 0.5; F' after one 0 → 1",
              0.1, 0.0, [("N = 1", "new", 1), ("N = 10", "new", 10), ("N = 100", "new", 100)]),
 }
 
@@ -422,20 +422,20 @@ def _no_configs(quick: bool):
 
 
 EXPERIMENTS = [
-    Experiment("dp-ftpl-fig1", "Seed 003 Fig. 1", "seed 003 Fig. 1: DP-FTPL-Gauss's CDFs against Lemma 8's band",
+    Experiment("dp-ftpl-fig1", "DP-FTPL Fig. 1", "DP-FTPL Fig. 1: DP-FTPL-Gauss's CDFs against Lemma 8's band",
                _no_configs, lambda results, out: _band_figure("fig1", out), lambda results: _band_rows("fig1")),
-    Experiment("dp-ftpl-fig2", "Seed 003 Fig. 2", "seed 003 Fig. 2: DP-FTPL-Beta's CDFs with/without pseudo-counts",
+    Experiment("dp-ftpl-fig2", "DP-FTPL Fig. 2", "DP-FTPL Fig. 2: DP-FTPL-Beta's CDFs with/without pseudo-counts",
                _no_configs, lambda results, out: _band_figure("fig2", out), lambda results: _band_rows("fig2")),
-    Experiment("dp-ftpl-fig3", "Seed 003 Fig. 3", "seed 003 Fig. 3: DP-FTPL-New's CDFs on Lemma 8's band, (0.1, 0)",
+    Experiment("dp-ftpl-fig3", "DP-FTPL Fig. 3", "DP-FTPL Fig. 3: DP-FTPL-New's CDFs on Lemma 8's band, (0.1, 0)",
                _no_configs, lambda results, out: _band_figure("fig3", out), lambda results: _band_rows("fig3")),
-    Experiment("dp-ftpl-fig4", "Seed 003 Fig. 4",
-               "seed 003 Fig. 4: DP-FTPL Gauss/Beta/New vs DP-UCB-INT, (1, 0.01) and (1, e^-10), T=1e6",
+    Experiment("dp-ftpl-fig4", "DP-FTPL Fig. 4",
+               "DP-FTPL Fig. 4: DP-FTPL Gauss/Beta/New vs DP-UCB-INT, (1, 0.01) and (1, e^-10), T=1e6",
                fig4_configs, _fig4, summary_rows),
-    Experiment("dp-ftpl-fig5", "Seed 003 Fig. 5",
-               "seed 003 Fig. 5: DP-FTPL-New vs DP-UCB, DP-UCB-BOUND, DP-SE, eps 1 and 0.1, T=1e6",
+    Experiment("dp-ftpl-fig5", "DP-FTPL Fig. 5",
+               "DP-FTPL Fig. 5: DP-FTPL-New vs DP-UCB, DP-UCB-BOUND, DP-SE, eps 1 and 0.1, T=1e6",
                fig5_configs, _fig5, summary_rows),
-    Experiment("dp-ftpl-fig6", "Seed 003 Fig. 6", "seed 003 Fig. 6: Gauss vs New, final regret against delta, T=1e6",
+    Experiment("dp-ftpl-fig6", "DP-FTPL Fig. 6", "DP-FTPL Fig. 6: Gauss vs New, final regret against delta, T=1e6",
                fig6_configs, lambda results, out: _final_regret_figure(6, results, out), summary_rows),
-    Experiment("dp-ftpl-fig7", "Seed 003 Fig. 7", "seed 003 Fig. 7: Gauss vs New, final regret against eps, T=1e6",
+    Experiment("dp-ftpl-fig7", "DP-FTPL Fig. 7", "DP-FTPL Fig. 7: Gauss vs New, final regret against eps, T=1e6",
                fig7_configs, lambda results, out: _final_regret_figure(7, results, out), summary_rows),
 ]

@@ -1,4 +1,4 @@
-"""How much seed 003's Fig. 4 verdict on DP-UCB-INT depends on our reading of it (experiments/dp_ftpl_findings.md).
+"""How much DP-FTPL's Fig. 4 verdict on DP-UCB-INT depends on our reading of it (experiments/dp_ftpl_findings.md).
 
 Our `dp-ucb-int` releases an arm's private mean S/n + Lap(n^{v/2-1}) once per block of f = ⌈1/ε⌉ pulls and keeps it
 until the arm's next block: the only reading with a finite number of releases, hence a privacy accounting. At ε = 1

@@ -1,4 +1,4 @@
-"""Seed 001 ("Thompson Sampling Itself is Differentially Private", Ou, Avella Medina & Cummings, arXiv 2407.14879):
+"""TS is itself DP ("Thompson Sampling Itself is Differentially Private", Ou, Avella Medina & Cummings, arXiv 2407.14879):
 the registry entries gdp-ts-fig1 ... gdp-ts-fig8 (``EXPERIMENTS``, at the end), their settings and figures.
 
 Regret experiments (Sec. 5, Figs 2-5): N = 5 arms, T = 10^5, GDP budgets η ∈ {1, 2, 5}; for each b the minimal
@@ -94,7 +94,7 @@ def regret_curves_figure(results, env, figure_number):
         ax.grid(alpha=0.3)
         ax.legend(title="(b, c)", fontsize=7, title_fontsize=8, loc="upper left", ncol=2)
     res0 = results[labels[0]]
-    fig.suptitle(f"Seed 001 Fig. {figure_number}: modified Thompson sampling, {env[2]}; T = {res0.horizon}, "
+    fig.suptitle(f"TS is itself DP Fig. {figure_number}: modified Thompson sampling, {env[2]}; T = {res0.horizon}, "
                  f"c = T/(η²(b+1)); mean of {res0.runs} runs, bands ±{plotting.BAND_Z:g} SE", fontsize=10)
     fig.tight_layout()
     return fig
@@ -121,13 +121,13 @@ def final_regret_by_eta_figure(results, env, figure_number):
     ax.set_xticks(ETAS)
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="pre-pulls")
-    ax.set_title(f"Seed 001 Fig. {figure_number}: modified TS, {env[2]}\nT = {res0.horizon}, mean of {res0.runs} runs, "
+    ax.set_title(f"TS is itself DP Fig. {figure_number}: modified TS, {env[2]}\nT = {res0.horizon}, mean of {res0.runs} runs, "
                  f"error bars ±{plotting.BAND_Z:g} SE", fontsize=10)
     fig.tight_layout()
     return fig
 
 
-PRIVACY_HORIZON = 1000  # Figs 1, 6, 7 (seed 001: "T = 1000")
+PRIVACY_HORIZON = 1000  # Figs 1, 6, 7 (TS is itself DP: "T = 1000")
 TABLE_DELTAS = (1e-2, 1e-4, 1e-6, 1e-8)  # the δ columns of summary.csv
 
 
@@ -213,7 +213,7 @@ def _fig1(results, out_dir):
     left, right = fig1_curves()
     fig = privacy_figure(
         [("varying b (c = 1)", left), ("varying c (b = 0)", right)],
-        f"Seed 001 Fig. 1: modified TS is sqrt(T/(c(b+1)))-GDP (Theorem 4), T = {PRIVACY_HORIZON}")
+        f"TS is itself DP Fig. 1: modified TS is sqrt(T/(c(b+1)))-GDP (Theorem 4), T = {PRIVACY_HORIZON}")
     plotting.save(fig, os.path.join(out_dir, "fig1.png"))
 
 
@@ -249,13 +249,13 @@ def _fig7_rows(results):
 
 def figure6():
     return privacy_figure([(f"N = {n} arms", standard_ts_curves(n)) for n in FIG6_ARMS],
-                          f"Seed 001 Fig. 6: privacy of standard Thompson sampling, T = {PRIVACY_HORIZON}: "
+                          f"TS is itself DP Fig. 6: privacy of standard Thompson sampling, T = {PRIVACY_HORIZON}: "
                           "GDP vs RDP vs standard DP")
 
 
 def figure7():
     return privacy_figure([("neither depends on the number of arms", standard_ts_curves())],
-                          f"Seed 001 Fig. 7: GDP vs RDP for standard TS, T = {PRIVACY_HORIZON}", logy=False, width=6.4)
+                          f"TS is itself DP Fig. 7: GDP vs RDP for standard TS, T = {PRIVACY_HORIZON}", logy=False, width=6.4)
 
 
 def _fig6(results, out_dir):
@@ -348,7 +348,7 @@ def _fig8(results, out_dir):
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, loc="upper left")
     runs = results["dp-se"].runs
-    fig.suptitle(f"Seed 001 Fig. 8: {BERNOULLI[2]}; T = {results['dp-se'].horizon}; mean of {runs} runs, "
+    fig.suptitle(f"TS is itself DP Fig. 8: {BERNOULLI[2]}; T = {results['dp-se'].horizon}; mean of {runs} runs, "
                  f"bands ±{plotting.BAND_Z:g} SE; TS's (b, c) tuned on separate runs", fontsize=10)
     fig.tight_layout()
     plotting.save(fig, os.path.join(out_dir, "fig8.png"))
@@ -357,23 +357,23 @@ def _fig8(results, out_dir):
 # ------------------------------------------------------------------------------------------------ registry
 
 EXPERIMENTS = [
-    Experiment("gdp-ts-fig1", "Seed 001 Fig. 1", "seed 001 Fig. 1: (epsilon, delta) of modified TS vs b and c, T=1000",
+    Experiment("gdp-ts-fig1", "TS is itself DP Fig. 1", "TS is itself DP Fig. 1: (epsilon, delta) of modified TS vs b and c, T=1000",
                _no_configs, _fig1, _fig1_rows),
-    Experiment("gdp-ts-fig2", "Seed 001 Fig. 2", "seed 001 Fig. 2: modified TS regret curves, Bernoulli, eta 1/2/5",
+    Experiment("gdp-ts-fig2", "TS is itself DP Fig. 2", "TS is itself DP Fig. 2: modified TS regret curves, Bernoulli, eta 1/2/5",
                functools.partial(regret_configs, BERNOULLI), _saving(regret_curves_figure, "fig2.png", BERNOULLI, 2)),
-    Experiment("gdp-ts-fig3", "Seed 001 Fig. 3", "seed 001 Fig. 3: final regret vs eta per b, Bernoulli",
+    Experiment("gdp-ts-fig3", "TS is itself DP Fig. 3", "TS is itself DP Fig. 3: final regret vs eta per b, Bernoulli",
                functools.partial(regret_configs, BERNOULLI),
                _saving(final_regret_by_eta_figure, "fig3.png", BERNOULLI, 3)),
-    Experiment("gdp-ts-fig4", "Seed 001 Fig. 4", "seed 001 Fig. 4: modified TS regret curves, truncated exponential",
+    Experiment("gdp-ts-fig4", "TS is itself DP Fig. 4", "TS is itself DP Fig. 4: modified TS regret curves, truncated exponential",
                functools.partial(regret_configs, TRUNCEXP), _saving(regret_curves_figure, "fig4.png", TRUNCEXP, 4)),
-    Experiment("gdp-ts-fig5", "Seed 001 Fig. 5", "seed 001 Fig. 5: final regret vs eta per b, truncated exponential",
+    Experiment("gdp-ts-fig5", "TS is itself DP Fig. 5", "TS is itself DP Fig. 5: final regret vs eta per b, truncated exponential",
                functools.partial(regret_configs, TRUNCEXP),
                _saving(final_regret_by_eta_figure, "fig5.png", TRUNCEXP, 5)),
-    Experiment("gdp-ts-fig6", "Seed 001 Figs 6-7",
-               "seed 001 Figs 6-7: GDP vs RDP vs standard-DP curves of TS, N=2/10", _no_configs, _fig6, _fig6_rows),
-    Experiment("gdp-ts-fig7", "Seed 001 Fig. 7", "seed 001 Fig. 7: GDP vs RDP zoom for standard TS, T=1000",
+    Experiment("gdp-ts-fig6", "TS is itself DP Figs 6-7",
+               "TS is itself DP Figs 6-7: GDP vs RDP vs standard-DP curves of TS, N=2/10", _no_configs, _fig6, _fig6_rows),
+    Experiment("gdp-ts-fig7", "TS is itself DP Fig. 7", "TS is itself DP Fig. 7: GDP vs RDP zoom for standard TS, T=1000",
                _no_configs, _fig7, _fig7_rows),
-    Experiment("gdp-ts-fig8", "Seed 001 Fig. 8",
-               "seed 001 Fig. 8: modified TS vs DP-SE and Anytime-Lazy-UCB at eps=4.9/35.6/96.7",
+    Experiment("gdp-ts-fig8", "TS is itself DP Fig. 8",
+               "TS is itself DP Fig. 8: modified TS vs DP-SE and Anytime-Lazy-UCB at eps=4.9/35.6/96.7",
                fig8_configs, _fig8),
 ]

@@ -1,4 +1,4 @@
-"""Seed 004 (Tao, Wu, Zhao & Wang, "Optimal Rates of (Locally) Differentially Private Heavy-tailed Multi-Armed
+"""Heavy-tailed DP bandits (Tao, Wu, Zhao & Wang, "Optimal Rates of (Locally) Differentially Private Heavy-tailed Multi-Armed
 Bandits", AISTATS 2022): the registry entries heavy-fig1 ... heavy-fig4 and heavy-calibration (``EXPERIMENTS``, at
 the end), their settings and figures.
 
@@ -232,7 +232,7 @@ def _central_figure(fig_id, results, out_dir):
             _panel_axes(ax, f"{instance}, v = {v:g}, ε = {eps:g}")
             ax.legend(fontsize=7.5, loc="upper left")
         res = results[f"{preset}: dp-rse v=0.9"]
-        fig.suptitle(f"Seed 004 Fig. {number}: central ε-DP on {instance} = {INSTANCES[instance]}, {preset} constants "
+        fig.suptitle(f"Heavy-tailed DP bandits Fig. {number}: central ε-DP on {instance} = {INSTANCES[instance]}, {preset} constants "
                      f"({_constants(preset)})\n" + _caption(res), fontsize=10)
         fig.tight_layout()
         plotting.save(fig, os.path.join(out_dir, f"fig{number}_{preset}.png"))
@@ -254,7 +254,7 @@ def _long_figure(number, instance, results, out_dir):
         _panel_axes(ax, f"{instance}, v = {v:g}, ε = {eps:g}")
         ax.legend(fontsize=7.5, loc="upper left")
     res = results["literal: dp-rse v=0.9 long"]
-    fig.suptitle(f"Seed 004 Fig. {number}, DPRSE with the paper's constant θ = 12 at T = {res.horizon:g} on "
+    fig.suptitle(f"Heavy-tailed DP bandits Fig. {number}, DPRSE with the paper's constant θ = 12 at T = {res.horizon:g} on "
                  f"{instance}\n" + _caption(res), fontsize=10)
     fig.tight_layout()
     plotting.save(fig, os.path.join(out_dir, f"fig{number}_literal_long.png"))
@@ -274,7 +274,7 @@ def _ldp_figure(results, out_dir):
             ax.plot(ldp.t, ldp.t * np.mean(means.max() - means), color="grey", ls=":", lw=1, label="uniform play")
             _panel_axes(ax, f"S3, v = {v:g}")
             ax.legend(fontsize=7.5, loc="upper left")
-        fig.suptitle(f"Seed 004 Fig. 2: ε-LDP on S3 = {INSTANCES['S3']}, {preset} constants ({_constants(preset)}), "
+        fig.suptitle(f"Heavy-tailed DP bandits Fig. 2: ε-LDP on S3 = {INSTANCES['S3']}, {preset} constants ({_constants(preset)}), "
                      "proofs' variant (D_τ = 2^-τ)\n" + _caption(ldp), fontsize=10)
         fig.tight_layout()
         plotting.save(fig, os.path.join(out_dir, f"fig2_{preset}.png"))
@@ -324,7 +324,7 @@ def _rate_figure(results, out_dir):
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7, loc="lower left")
     res = results[_rate_label(*RATE_SETTINGS[0])]
-    ax.set_title(f"Seed 004, LDP rate erratum: two Pareto arms μ = (0.9, 0.9 − Δ), v = {v:g}; {res.runs} runs, "
+    ax.set_title(f"Heavy-tailed DP bandits, LDP rate erratum: two Pareto arms μ = (0.9, 0.9 − Δ), v = {v:g}; {res.runs} runs, "
                  f"means ±{plotting.BAND_Z:g} SE\nΔ = 0.4, 0.2, 0.1 are eliminated in epochs 1, 2, 3 (thresholds ≈ "
                  "2^-τ/2); the sharp settings' ε only keeps R_τ small", fontsize=9)
     fig.tight_layout()
@@ -357,7 +357,7 @@ def _calibration_figure(results, out_dir):
         ax.set_title(f"{inst}, v = {v:g}, ε = {eps:g}", fontsize=10)
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize=7.5)
-    fig.suptitle("Seed 004: calibration of the scaled preset (each constant chosen once, on one panel: the lowest mean + "
+    fig.suptitle("Heavy-tailed DP bandits: calibration of the scaled preset (each constant chosen once, on one panel: the lowest mean + "
                  "2 SE)\n"
                  + _caption(res), fontsize=10)
     fig.tight_layout()
@@ -365,8 +365,8 @@ def _calibration_figure(results, out_dir):
 
 
 def _central(fig_id):
-    return Experiment(fig_id, f"Seed 004 Fig. {fig_id[-1]}",
-                      f"seed 004 Fig. {fig_id[-1]}: DPRUCB vs DPRSE on {CENTRAL_FIGURES[fig_id]}, literal and scaled "
+    return Experiment(fig_id, f"Heavy-tailed DP bandits Fig. {fig_id[-1]}",
+                      f"Heavy-tailed DP bandits Fig. {fig_id[-1]}: DPRUCB vs DPRSE on {CENTRAL_FIGURES[fig_id]}, literal and scaled "
                       "constants, T=1e6 (DPRSE also 1e7)",
                       lambda quick: central_configs(CENTRAL_FIGURES[fig_id], quick),
                       lambda results, out: _central_figure(fig_id, results, out), summary_rows)
@@ -374,10 +374,10 @@ def _central(fig_id):
 
 EXPERIMENTS = [
     _central("heavy-fig1"),
-    Experiment("heavy-fig2", "Seed 004 Fig. 2", "seed 004 Fig. 2: LDPRSE on S3, eps 5/10/20, v 0.5/0.9, literal and "
+    Experiment("heavy-fig2", "Heavy-tailed DP bandits Fig. 2", "Heavy-tailed DP bandits Fig. 2: LDPRSE on S3, eps 5/10/20, v 0.5/0.9, literal and "
                "scaled constants, T=1e6; LDP rate erratum", fig2_configs, _fig2, summary_rows),
     _central("heavy-fig3"),
     _central("heavy-fig4"),
-    Experiment("heavy-calibration", "Seed 004 calibration", "seed 004: regret against each algorithm's constant "
+    Experiment("heavy-calibration", "Heavy-tailed DP bandits calibration", "Heavy-tailed DP bandits: regret against each algorithm's constant "
                "(the scaled preset's choice), T=1e6", calibration_configs, _calibration_figure, summary_rows),
 ]

@@ -1,4 +1,4 @@
-"""Seed 000 ("Thompson Sampling under Bernoulli Rewards with Local Differential Privacy", Jiang, Zhao & Li, arXiv
+"""LDP Thompson sampling ("Thompson Sampling under Bernoulli Rewards with Local Differential Privacy", Jiang, Zhao & Li, arXiv
 2307.00863): the registry entries ldp-ts-fig2 and ldp-ts-rankflip (``EXPERIMENTS``, at the end), their settings
 and figures.
 
@@ -68,7 +68,7 @@ def epsilon_colors(epsilons):
 
 
 # ------------------------------------------------------------------------------------------------ Fig. 2
-# Seed 000, Figure 2: regret of TS-LDP-B (a–c) and LDP-UCB-B (d–f) under the linear, quadratic and exponential
+# LDP Thompson sampling, Figure 2: regret of TS-LDP-B (a–c) and LDP-UCB-B (d–f) under the linear, quadratic and exponential
 # mechanisms for ε ∈ {0.5, 1, 2, 4, ∞} on the 20-arm testbed (settings above). One ε sweep per (policy,
 # mechanism), one compilation each; ε = ∞ is the same channel p(r) = r in every panel.
 #
@@ -131,7 +131,7 @@ def fig2_panels_figure(results):
             if col == 0:
                 ax.set_ylabel("pseudo-regret  Σ Δ_i N_i(t)")
             ax.legend(fontsize=8, loc="upper left")
-    fig.suptitle(f"Seed 000 Fig. 2: regret on the privatized bits; {TESTBED}; T = {res0.horizon}; "
+    fig.suptitle(f"LDP Thompson sampling Fig. 2: regret on the privatized bits; {TESTBED}; T = {res0.horizon}; "
                  f"mean of {res0.runs} runs, bands ±{plotting.BAND_Z:g} SE", fontsize=11)
     fig.tight_layout()
     return fig
@@ -164,7 +164,7 @@ def fig2_final_regret_figure(results):
         ax.set_title(f"{name} ({policy} on the bits)", fontsize=10)
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize=7.5, loc="upper right")
-    fig.suptitle(f"Seed 000: final regret against ε; {TESTBED}; quadratic b = {QUADRATIC_B:g}\n"
+    fig.suptitle(f"LDP Thompson sampling: final regret against ε; {TESTBED}; quadratic b = {QUADRATIC_B:g}\n"
                  f"T = {horizon}, mean of {res0.runs} runs, ±{plotting.BAND_Z:g} SE; dotted: the paper's bounds "
                  f"(Thm 2/3, Eq. 4) with γ → 0 and O-terms dropped", fontsize=10)
     fig.tight_layout()
@@ -172,7 +172,7 @@ def fig2_final_regret_figure(results):
 
 
 # ------------------------------------------------------------------------------------------------ rank flip
-# Seed 000: when the privatized best arm is not the best arm. Theorems 2–3 assume μ_{1,ε} > μ_{i,ε} for every
+# LDP Thompson sampling: when the privatized best arm is not the best arm. Theorems 2–3 assume μ_{1,ε} > μ_{i,ε} for every
 # i ≠ 1 (spec §4, "implicit assumption"); the learner estimates only the privatized means μ_{i,ε} = E[p(R_i)], so
 # where a non-linear p reorders them, TS and UCB converge to the wrong arm and regret grows linearly.
 #
@@ -260,7 +260,7 @@ def _rankflip(results, out_dir):
         ax.set_ylabel("pseudo-regret  Σ Δ_i N_i(t)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="upper left")
-    fig.suptitle(f"Seed 000: regret when a non-linear mechanism makes another arm privatized-best (Δ_ε < 0); "
+    fig.suptitle(f"LDP Thompson sampling: regret when a non-linear mechanism makes another arm privatized-best (Δ_ε < 0); "
                  f"T = {res0.horizon}, mean of {res0.runs} runs, bands ±{plotting.BAND_Z:g} SE\n"
                  f"Δ_ε = privatized mean of the best arm − largest other privatized mean", fontsize=10.5)
     fig.tight_layout()
@@ -270,8 +270,8 @@ def _rankflip(results, out_dir):
 # ------------------------------------------------------------------------------------------------ registry
 
 EXPERIMENTS = [
-    Experiment("ldp-ts-fig2", "Seed 000 Fig. 2", "seed 000 Fig. 2: TS / UCB on LDP bits, linear / quadratic / "
+    Experiment("ldp-ts-fig2", "LDP Thompson sampling Fig. 2", "LDP Thompson sampling Fig. 2: TS / UCB on LDP bits, linear / quadratic / "
                "exponential, eps 0.5..inf, testbed20", fig2_configs, _fig2, fig2_summary_rows),
-    Experiment("ldp-ts-rankflip", "Seed 000: privatized best arm flipped", "seed 000: non-linear mechanisms that "
+    Experiment("ldp-ts-rankflip", "LDP Thompson sampling: privatized best arm flipped", "LDP Thompson sampling: non-linear mechanisms that "
                "make another arm privatized-best (linear regret)", rankflip_configs, _rankflip, rankflip_summary_rows),
 ]

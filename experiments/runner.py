@@ -3,7 +3,7 @@
 An `Experiment` is one figure of a paper: its configurations (`Config`: a label and the keyword arguments of
 `jaxbandit.sweep`) and the function that draws them. `run` simulates the configurations through a cache of
 results keyed by the content of the sweep request, so figures whose configurations are equal (Figs 2 and 3 of
-seed 001, the η = 1 and 5 sweeps of its Fig. 8) simulate them once, and a configuration that changed in any
+TS is itself DP, the η = 1 and 5 sweeps of its Fig. 8) simulate them once, and a configuration that changed in any
 keyword never reuses a stale result. The configuration in progress checkpoints after every chunk, so an
 interrupted reproduction resumes where it stopped.
 
@@ -53,7 +53,7 @@ class Experiment:
 
     Attributes:
       id: the name of ``jaxbandit reproduce ID``.
-      title: short title (e.g. "Seed 001 Fig. 2").
+      title: short title (e.g. "TS is itself DP Fig. 2").
       description: the line of ``jaxbandit list``.
       configs: ``configs(quick) -> [Config]``; ``quick`` gives a small horizon and few runs.
       figures: ``figures(results, out_dir)`` writes the figures from ``{label: Results}``.

@@ -1,7 +1,7 @@
 """Validation of `jaxbandit.tune` against an exhaustive grid run by the same engine (issue 14; findings in
 experiments/tuning_findings.md).
 
-For seed 001's Bernoulli and truncated-exponential instances at T = 10^5 and GDP budgets η ∈ {1, 2, 5} (the paper's
+For TS is itself DP's Bernoulli and truncated-exponential instances at T = 10^5 and GDP budgets η ∈ {1, 2, 5} (the paper's
 accounting, c = c*(b) on the boundary):
   * grid: GRID_POINTS values of b, log-spaced over [0, b_max] (29% apart), then FINE_POINTS more between the
     best point's two neighbours (about 4% apart), GRID_RUNS runs each on the same common random numbers; the grid's
@@ -35,7 +35,7 @@ QUICK = dict(horizon=2_000, grid_points=12, fine_points=5, grid_runs=50, eval_ru
 GRID_SEED, TUNE_SEED, EVAL_SEED, CHECK_SEED = 1000, 0, 2000, 3000
 CHECK_B = (200, 1300, 5000)
 FD_H, FD_RUNS, SMOOTH_REPLICATES, SCORE_RUNS = 0.05, 2000, 8, 512
-PAPER_NOISE = {"noise": 0}  # modified TS's float draw, which the recorded findings were measured with (runner.paper_noise)
+PAPER_DRAW = {"release": "float"}  # modified TS's float draw, which the recorded findings were measured with
 
 
 def settings(quick: bool) -> dict:
@@ -68,7 +68,7 @@ def refined(coarse: tuning.Grid, points: int, run) -> tuning.Grid:
 
 def validate(instance, eta: float, s: dict, log=print) -> tuple[dict, tuning.Tuned, tuning.Grid]:
     name, env_params, _ = instance
-    common = dict(env_params=env_params, policy_params=PAPER_NOISE, eta_budget=eta, horizon=s["horizon"])
+    common = dict(env_params=env_params, policy_options=PAPER_DRAW, eta_budget=eta, horizon=s["horizon"])
     t0 = time.perf_counter()
     num_arms = len(next(iter(env_params.values())))
     run = lambda values: tuning.grid(name, values=values, runs=s["grid_runs"], seed=GRID_SEED, **common)
@@ -78,7 +78,7 @@ def validate(instance, eta: float, s: dict, log=print) -> tuple[dict, tuning.Tun
     tuned = tuning.tune(name, runs=s["tune_runs"], steps=s["steps"], seed=TUNE_SEED, **common)
     best = g.best()
     b_best, c_best = int(g.values[best]), g.params[best]["c"]
-    res = jb.sweep(name, "modified-thompson", env_params=env_params, policy_params=PAPER_NOISE,
+    res = jb.sweep(name, "modified-thompson", env_params=env_params, policy_options=PAPER_DRAW,
                    grid={("policy.b", "policy.c"): [(b_best, c_best), (tuned.b, tuned.c)]}, horizon=s["horizon"],
                    runs=s["eval_runs"], seed=EVAL_SEED, progress=False, record=np.array([s["horizon"]]))
     pseudo, realized = res.pseudo_regret[..., -1], res.regret[..., -1]  # (2, runs)
@@ -119,25 +119,21 @@ def gradient_check(s: dict, log=print) -> list:
     """Smoothed and score-function estimates of dR/du at CHECK_B (Bernoulli, η = 2) against a finite difference."""
     name, env_params, _ = BERNOULLI
     eta, horizon = 2.0, s["horizon"]
-    num_arms = len(env_params["means"])
-    space = tuning._BudgetSpace(eta, horizon, num_arms, tight=False)
-    env, policy, priv, base = jb.resolve(name, "modified-thompson", env_params=env_params, policy_params=PAPER_NOISE)
-    point = tuning._point(base, space)
+    spec = jb.resolve(name, "modified-thompson", env_params=env_params, policy_options=PAPER_DRAW, horizon=horizon)
+    space = tuning._BudgetSpace(spec, jb.accounting.Budget(mu=eta))
+    point = tuning._point(spec.params, space)
     rows = []
     for b in CHECK_B if horizon == HORIZON else (20, 100):
         u = math.log1p(b)
         lo, hi = (point(np.array([u + d]), 0.5) for d in (-FD_H, FD_H))
-        out = gradients.final_regret(env, policy, priv, [lo, hi], runs=FD_RUNS if horizon == HORIZON else 400,
-                                     seed=CHECK_SEED, horizon=horizon)
+        out = gradients.final_regret(spec, [lo, hi], runs=FD_RUNS if horizon == HORIZON else 400, seed=CHECK_SEED)
         fd = (out[1] - out[0]) / (2 * FD_H)
         fd_mean, fd_se = float(fd.mean()), float(fd.std(ddof=1) / math.sqrt(len(fd)))
-        smooth = [gradients.smoothed_gradient(env, policy, priv, base, point, np.array([u]), sigma=0.15,
-                                              horizon=horizon, runs=32, seed=CHECK_SEED + 1 + i,
-                                              rng=np.random.default_rng(i)).grad[0]
+        smooth = [gradients.smoothed_gradient(spec, point, np.array([u]), sigma=0.15, runs=32,
+                                              seed=CHECK_SEED + 1 + i, rng=np.random.default_rng(i)).grad[0]
                   for i in range(SMOOTH_REPLICATES)]
         at = space.score_at(np.array([u]))
-        g = gradients.score_gradient(name, "modified-thompson", env_params=env_params, policy_params=PAPER_NOISE,
-                                     at=at, horizon=horizon, runs=SCORE_RUNS, seed=CHECK_SEED + 100)
+        g = gradients.score_gradient(spec, at=at, runs=SCORE_RUNS, seed=CHECK_SEED + 100)
         chained = (g.samples @ space.chain(np.array([u])))[:, 0]
         score, score_se = float(chained.mean()), float(chained.std(ddof=1) / math.sqrt(len(chained)))
         row = {"b": b, "u": u, "fd": [fd_mean, fd_se], "fd_h": FD_H,

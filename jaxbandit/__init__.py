@@ -17,7 +17,7 @@ Layers (docs/DESIGN.md): `random` and `mechanisms` (run-time privacy mechanisms)
 objects; `spec` (names resolved and validated once); the drivers (`simulate`, `sweep`, `gradients`, `tune`); the
 `audit`s above.
 """
-__version__ = "0.4.0"
+from jaxbandit.version import __version__  # noqa: E402
 
 from jaxbandit import (accounting, audit, envs, gradients, mechanisms, policies, privatizers,  # noqa: E402
                        random, types)

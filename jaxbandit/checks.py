@@ -78,16 +78,45 @@ def positive_int(name: str, value, minimum: int = 1, maximum: int | None = None)
 
 
 def writable_file(name: str, path: str) -> str:
-    """Create the folder of an output file and check that the file can be written there, before any work."""
+    """Create the folder of an output file and check, before any work, that the file can be written there: by
+    opening it for appending (an existing file is left as it was; a new one is removed again), which is the only
+    check that holds for every file system and user (``os.access`` says yes to root for paths such as /proc/x)."""
     import os
     folder = os.path.dirname(os.path.abspath(path))
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as err:
-        raise ValueError(f"{name} {path}: cannot create its folder ({err.strerror})") from err
-    if os.path.isdir(path) or not os.access(folder, os.W_OK) or os.path.exists(path) and not os.access(path, os.W_OK):
-        raise ValueError(f"{name} {path}: not a writable file path")
+        raise ValueError(f"{name} {path}: cannot create its folder ({err.strerror or err})") from err
+    if os.path.isdir(path):
+        raise ValueError(f"{name} {path}: a folder, not a file path")
+    existed = os.path.exists(path)
+    try:
+        with open(path, "ab"):
+            pass
+    except OSError as err:
+        raise ValueError(f"{name} {path}: cannot write there ({err.strerror or err})") from err
+    if not existed:
+        try:
+            os.remove(path)
+        except OSError:
+            pass
     return path
+
+
+def written(name: str, path: str, write) -> None:
+    """``write(tmp)`` to a temporary file beside ``path``, then renamed onto it (never half a file); an OSError
+    becomes one ValueError naming the output, the path and the reason."""
+    import os
+    tmp = f"{path}.tmp"
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except OSError as err:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        raise ValueError(f"cannot write {name} {path}: {err.strerror or err}") from err
 
 
 def with_params(component, **params):

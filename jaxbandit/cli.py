@@ -158,7 +158,7 @@ def cmd_run(args) -> int:
     if writer:
         try:
             _write_run_outputs(args, res)
-        except OSError as err:
+        except (OSError, ValueError) as err:  # ValueError: a write that failed after its check (checks.written)
             failure = err
     several = jax.process_count() > 1
     if several:  # every process keeps its checkpoint unless process 0 wrote the outputs
@@ -172,7 +172,7 @@ def cmd_run(args) -> int:
                 f"from there without simulating)") if checkpoint else (
             "the epoch simulation keeps no checkpoint: fix the path and run it again" if args.simulator == "epochs"
             else "pass --checkpoint to keep finished runs")
-        raise ValueError(f"writing the outputs failed ({failure}); {kept}") from failure
+        raise ValueError(f"writing the outputs failed ({failure}); {kept}") from None
     if checkpoint and not args.keep_checkpoint and os.path.exists(checkpoint):
         os.remove(checkpoint)
     return 0
@@ -192,9 +192,7 @@ def _write_run_outputs(args, res) -> None:
     if args.save:
         res.save(args.save)
     if args.json:
-        with open(args.json + ".tmp", "w") as f:
-            json.dump({**s, "seed": args.seed, "config": res.config}, f, indent=1)
-        os.replace(args.json + ".tmp", args.json)
+        _write_json(args.json, {**s, "seed": args.seed, "config": res.config})
     if args.plot:
         from jaxbandit import plotting
         title = f"{args.policy} on {args.env}, T = {s['horizon']}, {s['runs']} runs"
@@ -308,12 +306,12 @@ def _plain_params(params) -> dict:
 
 def _write_json(path: str, data) -> None:
     """JSON written to a temporary file, then renamed: never half a file; an OSError becomes one clear line."""
-    try:
-        with open(path + ".tmp", "w") as f:
+    from jaxbandit import checks
+
+    def dump(tmp):
+        with open(tmp, "w") as f:
             json.dump(data, f, indent=1)
-        os.replace(path + ".tmp", path)
-    except OSError as err:
-        raise ValueError(f"cannot write {path}: {err.strerror or err}") from err
+    checks.written("JSON file", path, dump)
 
 
 def cmd_audit(args) -> int:
@@ -347,19 +345,16 @@ def cmd_audit(args) -> int:
         table = audit_table(rows)
         print(table)
         if args.table:
-            with open(args.table, "w") as f:
-                f.write(table + "\n")
+            checks.written("--table", args.table, lambda tmp: open(tmp, "w").write(table + "\n"))
         if args.json:
-            with open(args.json, "w") as f:
-                json.dump(rows, f, indent=1)
+            _write_json(args.json, rows)
         return 0
     result = audit.run(components.make(args.name, bug=args.bug, **_key_values(args.param, "--param")), args.trials,
                        confidence=args.confidence, seed=args.seed)
     print(_audit_line(result))
     print(f"  event: {result.event}; counts {result.counts[0]} vs {result.counts[1]} of {result.trials}")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(result.as_json(), f, indent=1)
+        _write_json(args.json, result.as_json())
     if args.plot:
         from jaxbandit import plotting
         plotting.save(plotting.audit_figure(result), args.plot)
@@ -562,7 +557,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                                        "--budget-epsilon)")
     t.add_argument("--epsilon", type=float, help=argparse.SUPPRESS)  # deprecated: --budget-epsilon
     t.add_argument("--delta", type=float, help=argparse.SUPPRESS)    # deprecated: --budget-delta
-    t.add_argument("--accounting", default="paper", help="paper: sqrt(T/(c(b+1))) (seed 001 Lemma 5); tight: "
+    t.add_argument("--accounting", default="paper", help="paper: sqrt(T/(c(b+1))) (Lemma 5 of TS is itself DP); tight: "
                                                          "T-bN rounds, n >= max(b,1)")
     t.add_argument("--param", help="the parameter to tune without a budget, e.g. epsilon of epsilon-greedy")
     t.add_argument("--horizon", type=_integer, required=True, help="T (1e5 style accepted)")
@@ -627,11 +622,18 @@ def _start_devices(requested: int | None, command_line: bool) -> None:
         raise ValueError(f"--devices {requested} must be a positive integer")
     if requested is None and not command_line:
         return
-    try:
-        sharding.use_cpu_devices(requested)
-    except sharding.JaxStarted:  # JAX started earlier in this process
-        if requested is not None:
-            sharding.device_mesh(requested)  # a clear error now rather than after the first simulation
+    configured = True
+    try:  # never more CPU devices than cores: the rule of Python's devices=N, which takes the devices that exist
+        sharding.use_cpu_devices(requested if requested is not None and requested <= sharding.cores() else None)
+    except sharding.JaxStarted:  # JAX started earlier in this process: its devices stay as they are
+        configured = False
+    if requested is not None:
+        import jax
+        available = jax.devices()
+        if requested > len(available):  # a clear error now rather than after the first simulation
+            raise ValueError(f"--devices {requested} is outside the valid range [1, {len(available)}]: this host has "
+                             f"{len(available)} {available[0].platform} device(s)"
+                             + (" (one per core)" if configured and available[0].platform == "cpu" else ""))
 
 
 def _start_processes(args) -> bool:

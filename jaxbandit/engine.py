@@ -5,7 +5,7 @@ effects, no registry names, no chunking. The drivers in `jaxbandit.simulation` (
 same block function, batched with the layout that makes it fast, and add validation, grids, chunks, checkpoints and
 progress on the host. Both paths give the same numbers bit for bit (tests/test_engine.py, tests/test_golden.py).
 
-Layout and randomness (the choices that make it fast, see DESIGN.md):
+Layout and randomness (the choices that make it fast, docs/DESIGN.md):
   * In the drivers every leaf of the batched state has the batch axis (grid points × runs) LAST, e.g. counts are
     (K, N): the per-run step is vmapped with ``in_axes=-1, out_axes=-1`` inside the scan over time.
   * Randomness is drawn once per block of ``BLOCK`` steps per run, from ``fold_in(run_key, block)`` split into
@@ -317,7 +317,7 @@ def rollout(env: Env, policy: Policy, privatizer: Privatizer | None = None, *, h
       When ``params`` are concrete (not traced), ``run`` first validates them with the same checks as the drivers
       (`check`, `bind`); under ``jit``/``vmap`` it checks what the shapes tell.
 
-    The drivers are faster for many runs on CPU: they batch the runs axis last (DESIGN.md); ``vmap(run)`` batches it
+    The drivers are faster for many runs on CPU: they batch the runs axis last (docs/DESIGN.md); ``vmap(run)`` batches it
     first.
     """
     privatizer = IDENTITY if privatizer is None else privatizer

@@ -7,6 +7,7 @@ never show.
 from __future__ import annotations
 
 import contextlib
+import os
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -63,11 +64,16 @@ def save(fig, path):
     """Write ``fig`` (PNG by the extension) and close it. Inside `stamped`, the title gets its prefix; a legend
     entry whose line has no point within the axes is marked "(outside the plotted range)", so that no entry
     names something the reader cannot see."""
+    from jaxbandit import checks
     if _STAMPS and _STAMPS[-1]:
         _stamp(fig, _STAMPS[-1])
     mark_invisible_legend_entries(fig)
-    fig.savefig(path, dpi=130, bbox_inches="tight")  # a long title or an outside legend is never clipped
-    plt.close(fig)
+    try:
+        # a long title or an outside legend is never clipped
+        checks.written("figure", path, lambda tmp: fig.savefig(tmp, dpi=130, bbox_inches="tight",
+                                                               format=os.path.splitext(path)[1][1:] or "png"))
+    finally:
+        plt.close(fig)
 
 
 def _stamp(fig, prefix):

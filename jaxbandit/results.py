@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
 import platform
 import zipfile
 
@@ -19,7 +18,7 @@ ARRAYS = ("t", "pseudo_regret", "regret", "counts")
 def environment_info() -> dict:
     import jax
 
-    from jaxbandit import __version__
+    from jaxbandit.version import __version__
     return {"jaxbandit_version": __version__, "jax_version": jax.__version__,
             "jaxlib_version": getattr(jax.lib, "__version__", None) or _jaxlib_version(),
             "backend": jax.default_backend(), "x64": bool(jax.config.jax_enable_x64),
@@ -149,18 +148,26 @@ class Results:
 
     def save(self, path: str) -> None:
         """Write ``path`` (.npz arrays) and ``path`` with .json (format version, configuration, grid, timing);
-        missing folders are created. Each file is written to a temporary name and renamed, so a failed write
-        never leaves a truncated file under the final name."""
+        missing folders are created. Both paths are checked before either is written, and each file is written to
+        a temporary name and renamed, so a failed write never leaves a truncated file under the final name; a
+        failure is one ValueError naming the file (these results stay in memory)."""
+        from jaxbandit import checks
         base = path[:-4] if path.endswith((".npz", ".json")) else path
-        os.makedirs(os.path.dirname(base) or ".", exist_ok=True)
+        for ext in (".npz", ".json"):  # both checked before either is written
+            checks.writable_file("results file", base + ext)
         meta = {"format": RESULTS_FORMAT, "format_version": RESULTS_VERSION, "config": self.config,
                 "grid": _plain(self.grid), "seconds": self.seconds}
-        with open(base + ".npz.tmp", "wb") as f:
-            np.savez_compressed(f, **{k: getattr(self, k) for k in ARRAYS})
-        with open(base + ".json.tmp", "w") as f:
-            json.dump(meta, f, indent=1)
-        os.replace(base + ".npz.tmp", base + ".npz")
-        os.replace(base + ".json.tmp", base + ".json")
+
+        def arrays(tmp):
+            with open(tmp, "wb") as f:
+                np.savez_compressed(f, **{k: getattr(self, k) for k in ARRAYS})
+
+        def text(tmp):
+            with open(tmp, "w") as f:
+                json.dump(meta, f, indent=1)
+
+        checks.written("results file", base + ".npz", arrays)
+        checks.written("results file", base + ".json", text)
 
     @classmethod
     def load(cls, path: str) -> "Results":

@@ -11,7 +11,6 @@ piece.
 """
 from __future__ import annotations
 
-import functools
 import json
 import os
 import sys
@@ -151,11 +150,12 @@ def run_spec(spec: Spec, *, runs: int, seed: int = 0, chunk_steps: int | None = 
 
     def to_results(pseudo, realized, counts, upto, seconds):
         shape = grid_shape + (runs,)
+        # contiguous, as a loaded result is: NumPy's reductions (summary statistics) then round alike either way
+        layout = lambda x, last: np.ascontiguousarray(np.moveaxis(x, 0, -1).reshape(shape + (last,)))
         return Results(
-            t=times[:upto], pseudo_regret=np.moveaxis(pseudo[:upto], 0, -1).reshape(shape + (upto,)),
-            regret=np.moveaxis(realized[:upto], 0, -1).reshape(shape + (upto,)),
-            counts=np.moveaxis(counts, 0, -1).reshape(shape + (spec.env.num_arms,)),
-            grid={",".join(p): list(v) for p, v in axes}, config=config, seconds=seconds)
+            t=times[:upto], pseudo_regret=layout(pseudo[:upto], upto), regret=layout(realized[:upto], upto),
+            counts=layout(counts, spec.env.num_arms), grid={",".join(p): list(v) for p, v in axes}, config=config,
+            seconds=seconds)
 
     def describe(n):
         g, r = divmod(int(n), runs)
@@ -367,6 +367,9 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
     elapsed = 0.0
     if checkpoint and os.path.exists(checkpoint) and not shared:
         state, elapsed = _load_checkpoint(checkpoint, state, fingerprint)
+        if not quiet:  # said whatever the output: a log shows why the run was quick
+            print(f"resuming from {checkpoint}: t = {min(int(state.block) * BLOCK, horizon):,} of T = {horizon:,} "
+                  "already simulated", file=sys.stderr, flush=True)
     rec = jnp.asarray(times, dtype=jnp.int32)
     params = _pad_runs(params, pad)
     run_keys = jnp.concatenate([run_keys, jnp.repeat(run_keys[-1:], pad)]) if pad else run_keys
@@ -393,6 +396,10 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
                 f"... of every process to start over")
         if found:
             state = sharding.from_local_part(local, mesh, specs)
+            if not quiet:
+                print(f"resuming from {checkpoint} (and the other processes' files): t = "
+                      f"{min(int(local.block) * BLOCK, horizon):,} of T = {horizon:,} already simulated",
+                      file=sys.stderr, flush=True)
     if shared:
         to_save = lambda st: sharding.local_part(st, mesh, specs)
     else:
@@ -427,7 +434,12 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
             done += blocks
             t1 = time.perf_counter()
             if checkpoint:
-                _save_checkpoint(checkpoint, to_save(state), elapsed, fingerprint)
+                try:
+                    _save_checkpoint(checkpoint, to_save(state), elapsed, fingerprint)
+                except OSError as err:  # keep simulating: the runs are worth more than their checkpoint
+                    report.write(f"warning: cannot write the checkpoint {checkpoint} ({err.strerror or err}): the run "
+                                 "goes on without checkpoints")
+                    checkpoint = None
             if callback is not None:
                 callback(host(state.pseudo), host(state.realized), host(state.run.counts), after, elapsed)
             chunks.observe(blocks, seconds, time.perf_counter() - t1, compiled=steps not in compiled)
@@ -463,11 +475,14 @@ def _run_epochs(spec: Spec, params: SimParams, keys, describe):
 
 class _Progress:
     """A progress bar over the steps of T, started after the first chunk so that compilation does not distort its
-    rate (``progress=None``: shown once a run has taken 3 s; ``False``: never), and, once the speed is known, one
-    line with the estimated time left when that is over a minute, with or without the bar (a piped CLI run or a
-    ``progress=False`` call learns how long it will take, too)."""
+    rate (``progress=None``: shown once a run has taken 3 s, where the output is a terminal or a notebook, never into
+    a log; ``False``: never), and, once the speed is known, one line with the estimated time left when that is over
+    a minute, with or without the bar (a piped CLI run or a ``progress=False`` call learns how long it will take,
+    too)."""
 
     def __init__(self, progress, horizon, num, initial, resumable, estimate=True):
+        if progress is None and not _interactive():
+            progress = False  # a bar's carriage-return frames do not belong in a log file
         self.progress, self.horizon, self.num, self.resumable = progress, horizon, num, resumable
         self.bar, self.estimated = None, not estimate
         self.started = time.perf_counter()
@@ -483,6 +498,13 @@ class _Progress:
                             delay=0 if self.progress else max(0.0, 3 - waited))
         self.bar.update(step - self.bar.n)
 
+    def write(self, line: str) -> None:
+        """One line to stderr, above the bar if there is one."""
+        if self.bar is not None:
+            self.bar.write(line, file=sys.stderr)
+        else:
+            print(line, file=sys.stderr, flush=True)
+
     def estimate(self, seconds_per_block, blocks_left):
         if self.estimated or seconds_per_block is None:
             return
@@ -491,12 +513,16 @@ class _Progress:
         if left > 60:
             rate = self.num * BLOCK / seconds_per_block
             then = "running the same command again resumes" if self.resumable else "pass a checkpoint to resume"
-            write = self.bar.write if self.bar is not None else functools.partial(print, file=sys.stderr)
-            write(f"estimated time left: {_duration(left)} at {rate:.3g} agent-steps/s; Ctrl-C stops, {then}")
+            self.write(f"estimated time left: {_duration(left)} at {rate:.3g} agent-steps/s; Ctrl-C stops, {then}")
 
     def close(self):
         if self.bar is not None:
             self.bar.close()
+
+
+def _interactive() -> bool:
+    """Whether progress bars can be drawn: stderr is a terminal, or the code runs in a Jupyter kernel."""
+    return sys.stderr.isatty() or "ipykernel" in sys.modules
 
 
 def _duration(seconds: float) -> str:
@@ -510,7 +536,7 @@ CHECKPOINT_FORMAT, CHECKPOINT_VERSION = "jaxbandit-checkpoint", 2
 
 
 def _save_checkpoint(path, state: EngineState, elapsed: float, fingerprint: str):
-    from jaxbandit import __version__
+    from jaxbandit.version import __version__
     leaves = jax.tree.leaves(state)
     meta = {"format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, "jaxbandit_version": __version__,
             "fingerprint": fingerprint, "elapsed": elapsed, "block": int(state.block)}

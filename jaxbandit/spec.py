@@ -42,7 +42,8 @@ class Spec:
       given: how each component was given, for the saved configuration: ``{role: (registry name or None,
         keyword arguments or None)}``.
 
-    ``env, policy, privatizer, params = spec`` unpacks it as `resolve` returned before 0.4.
+    ``env, policy, privatizer, params = spec`` unpacks (and ``spec[:3]`` indexes) it as the tuple `resolve` returned
+    before 0.4.
     """
 
     env: Env
@@ -58,6 +59,9 @@ class Spec:
 
     def __iter__(self):
         return iter((self.env, self.policy, self.privatizer, self.params))
+
+    def __getitem__(self, index):
+        return tuple(self)[index]
 
     @property
     def grid_shape(self) -> tuple:

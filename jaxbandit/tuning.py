@@ -56,6 +56,7 @@ class Tuned:
         it with its standard error, and the gradient in u with its standard error.
       config: the request (environment, policy, budget, horizon, runs, steps, seed, estimator, ...).
       seconds: wall time.
+      warnings: what the answer's user should know (e.g. that the budget forces near-uniform play).
     """
 
     params: dict
@@ -66,6 +67,7 @@ class Tuned:
     trace: list
     config: dict
     seconds: float
+    warnings: list = dataclasses.field(default_factory=list)
 
     @property
     def b(self):
@@ -80,7 +82,8 @@ class Tuned:
         if self.eta is not None:
             out.update({k: self.params[k] for k in ("b", "c") if k in self.params})
             out.update(eta=self.eta, epsilon=self.epsilon, delta=self.delta)
-        out.update(agent_steps=self.agent_steps, seconds=self.seconds, config=self.config, trace=self.trace)
+        out.update(agent_steps=self.agent_steps, seconds=self.seconds, config=self.config, trace=self.trace,
+                   warnings=self.warnings)
         return out
 
     def save(self, path: str) -> None:
@@ -362,6 +365,7 @@ def tune(env, policy="modified-thompson", *, env_params: Mapping | None = None, 
     final_u = np.mean(iterates[-max(1, len(iterates) // 4):], axis=0)  # the last quarter: past Adam's overshoot
     params = space.final(final_u)
     eta = eps = dlt = None
+    warned = _near_uniform(spec, trace)
     if eta_b is not None:  # the claim of the answer, from the policy's accountant (float64)
         answer = base.policy._replace(**{k: jnp.asarray(v, getattr(base.policy, k).dtype) for k, v in params.items()})
         claim = pol_o.accountant.guarantee(answer, horizon, K)
@@ -375,7 +379,28 @@ def tune(env, policy="modified-thompson", *, env_params: Mapping | None = None, 
               "seed": seed, "estimator": estimator, "sigma": sigma, "learning_rate": learning_rate,
               "init": init, "final_u": float(final_u[0]),
               "range": [0, space.b_max] if eta_b is not None else [space.low, space.high]}
-    return Tuned(params, eta, eps, dlt, int(spent), trace, config, time.perf_counter() - t0)
+    return Tuned(params, eta, eps, dlt, int(spent), trace, config, time.perf_counter() - t0, warned)
+
+
+UNIFORM_FRACTION = 0.9  # a tuned point whose regret is this close to uniform play's is reported as (near-)uniform
+
+
+def _near_uniform(spec, trace) -> list[str]:
+    """A warning (also raised as a UserWarning) where the last quarter of the steps estimates a regret within
+    `UNIFORM_FRACTION` of uniform play's, T·mean(Δ): a budget so tight that the calibrated parameter forces
+    (near-)uniform play (e.g. modified TS's c in the billions), which a user should hear of rather than read off the
+    numbers."""
+    import warnings
+    means = np.asarray(spec.env.means(spec.params.env), np.float64)
+    uniform = spec.horizon * float(np.mean(means.max() - means))
+    late = trace[-max(1, len(trace) // 4):]
+    regret = float(np.mean([row["regret"] for row in late]))
+    if uniform <= 0 or regret < UNIFORM_FRACTION * uniform:
+        return []
+    message = (f"the tuned point plays (near-)uniformly: its regret {regret:.4g} is {regret / uniform:.0%} of uniform "
+               f"play's {uniform:.4g} (T·mean gap); the budget (or the parameter's range) leaves no room to learn")
+    warnings.warn(message, UserWarning, stacklevel=3)
+    return [message]
 
 
 def _plain(mapping):

@@ -51,7 +51,8 @@ def main() -> int:
     with np.load(golden.CONTRACT_PATH) as record:
         for name in args.cases:
             env, ep, pp, priv, qp, _ = golden.POLICY_CASES[name]
-            kwargs = dict(privatizer=priv, env_params=ep, policy_params=pp, privatizer_params=qp, runs=args.runs or RUNS,
+            kwargs = dict(privatizer=priv, env_params=ep, policy_params=pp, privatizer_params=qp,
+                          policy_options=golden.options(f"policy/{name}"), runs=args.runs or RUNS,
                           seed=SEED, record=TIMES if args.horizon is None else 20,
                           horizon=args.horizon or golden.CONTRACT_HORIZONS.get(name, HORIZON),
                           chunk_steps=jb.BLOCK if args.chunks == "blocks" else None, progress=False, unroll=1)

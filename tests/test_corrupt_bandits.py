@@ -1,6 +1,6 @@
 """Seed 002 (corrupt bandits): randomized response, the CF policies and their baselines (the DP-UCB family; its
 continual-release counter is tested in test_counters.py), and the bounds. Oracles from
-../shared/spec/002_corrupt_bandits.md §6, written out here (not taken from the library)."""
+docs/spec/002_corrupt_bandits.md §6, written out here (not taken from the library)."""
 import itertools
 import math
 

@@ -1,4 +1,4 @@
-"""Seed 003's perturbations (jaxbandit.mechanisms.perturbations) against the spec's oracles (../shared/spec/003_dp_ftpl.md §6),
+"""Seed 003's perturbations (jaxbandit.mechanisms.perturbations) against the spec's oracles (docs/spec/003_dp_ftpl.md §6),
 their exact CDFs, and Lemma 8 / Lemma 15, in float64."""
 import math
 

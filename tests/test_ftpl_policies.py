@@ -304,8 +304,9 @@ def test_new_step_audit_catches_a_planted_bug(planted, monkeypatch):
     ("dp-ftpl-new", {"epsilon": 0.0, "delta": 0.0}, "needs epsilon > 0 or delta > 0"),
     ("gdp-elim-new", {"epsilon": 0.0, "delta": 0.0}, "needs epsilon > 0 or delta > 0"),
     ("gdp-elim-new", {"delta": 1.5}, r"delta=1.5 is outside the valid range \[0, 1\)"),
-    ("dp-ftpl-new", {"horizon": -5.0}, r"horizon=-5 must be 0 \(the run's horizon\) or a number in \[2, inf\)"),
-    ("gdp-elim-new", {"horizon": 1.0}, r"horizon=1 must be 0"),
+    ("dp-ftpl-new", {"horizon": -5.0}, r"horizon=-5 is outside the valid range \[2, inf\): the T known to the "
+                                       r"algorithm \(leave it unset, None, for the run's horizon\)"),
+    ("gdp-elim-new", {"horizon": 1.0}, r"horizon=1 is outside the valid range \[2, inf\)"),
     ("dp-ftpl-new", {"epsilon": 90.0}, r"epsilon=90 is outside the valid range \[0, 50\]"),
 ])
 def test_parameter_errors(name, params, match):

@@ -1,5 +1,5 @@
 """Seed 003's bounds (jaxbandit.theory: Theorem 4 and Remark 6, Theorems 16 and 18) against the spec's oracle values
-(../shared/spec/003_dp_ftpl.md §6.11-12) and the shapes the paper states."""
+(docs/spec/003_dp_ftpl.md §6.11-12) and the shapes the paper states."""
 import math
 
 import numpy as np

@@ -167,7 +167,7 @@ def test_private_truncated_means_match_their_closed_form_bias_and_variance(local
     else:
         est = robust.central_mean(x, bound, eps, jax.random.laplace(jax.random.key(4), (reps,)))
     est = np.asarray(est, np.float64)
-    bias, var = robust.pareto_estimator_moments(mean, v, bound, r, eps, local=local)
+    bias, var = he.pareto_estimator_moments(mean, v, bound, r, eps, local=local)
     assert bias < 0
     assert abs(est.mean() - (mean + bias)) < 5 * math.sqrt(var / reps)
     dev = (est - est.mean()) ** 2
@@ -444,7 +444,7 @@ def test_sweep_runs_the_epoch_simulation_over_grids_and_reruns_it():
     with pytest.raises(ValueError, match="identity privatizer"):
         jb.simulate("bernoulli", "dp-rse", privatizer="linear", env_params={"means": [0.2, 0.5]}, horizon=100,
                     runs=1, simulator="epochs")
-    with pytest.raises(ValueError, match="simulator='fast'"):
+    with pytest.raises(ValueError, match="unknown simulator 'fast'; valid names: epochs, steps"):
         jb.simulate("pareto", "dp-rse", env_params={"means": S1}, horizon=100, runs=1, simulator="fast")
     with pytest.raises(ValueError, match="checkpoint"):
         jb.simulate("pareto", "dp-rse", env_params={"means": S1}, horizon=100, runs=1, simulator="epochs",
@@ -546,4 +546,4 @@ def test_cli_runs_the_epoch_simulation(tmp_path, capsys):
     assert json.loads(out.read_text())["horizon"] == 2000
     capsys.readouterr()
     assert cli.main(base + ["--policy", "dp-rucb", "--simulator", "epochs"]) == 2
-    assert "no phase-by-phase simulation" in capsys.readouterr().err
+    assert "no epoch-by-epoch simulation" in capsys.readouterr().err

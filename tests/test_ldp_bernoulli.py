@@ -1,5 +1,5 @@
 """Seed 000's Bernoulli mechanisms (linear, quadratic, exponential), the 20-arm testbed and TS / UCB1 on the
-private bits. The oracles are the spec's (../shared/spec/000_ldp_ts_bernoulli.md §6): endpoints, tight ε-LDP
+private bits. The oracles are the spec's (docs/spec/000_ldp_ts_bernoulli.md §6): endpoints, tight ε-LDP
 ratio on a dense reward grid, monotonicity iff b is in range, reductions, Monte-Carlo frequencies against the
 closed-form privatized means written out here from §5 (not from the library), gap identities."""
 import math

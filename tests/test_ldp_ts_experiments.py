@@ -1,5 +1,5 @@
 """The seed-000 experiments (ldp-ts-fig2, ldp-ts-rankflip) in their quick settings, and the paper's bounds
-(`jaxbandit.theory`) against the spec's derived values (../shared/spec/000_ldp_ts_bernoulli.md §5)."""
+(`jaxbandit.theory`) against the spec's derived values (docs/spec/000_ldp_ts_bernoulli.md §5)."""
 import csv
 import math
 

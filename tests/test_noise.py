@@ -189,7 +189,8 @@ def test_the_release_is_static_and_releases_one_way():
     for fixed in (f, d):
         static, got = jax.jit(lambda n: jax.lax.scan(per_step, 0, (n, x)))(fixed)
         assert static == 6  # still static inside the scan
-        np.testing.assert_array_equal(got, release(fixed))
+        # the mode's release, step by step (to float32 rounding: XLA may fuse the jitted scan's arithmetic otherwise)
+        np.testing.assert_allclose(got, release(fixed), rtol=1e-6)
     # the float release computes no discrete release (its rounding to the grid), the discrete one does
     assert "round" not in str(jax.make_jaxpr(release)(f)) and "round" in str(jax.make_jaxpr(release)(d))
 

@@ -144,13 +144,13 @@ def test_plotting_marks_legend_entries_outside_the_axes_and_stamps_titles(tmp_pa
     ax2.plot([1, 2], [1e-3, 1e-2], label="small")
     ax2.set_ylim(1e-1, 1)
     ax2.legend()
-    fig.suptitle("Seed 001 Fig. 2")
+    fig.suptitle("TS is itself DP Fig. 2")
     with plotting.stamped("QUICK"):
         plotting.save(fig, tmp_path / "f.png")
     assert [t.get_text() for t in ax.get_legend().get_texts()] == [
         "curve", "bound (outside the plotted range)", "crossing", "level"]
     assert ax2.get_legend().get_texts()[0].get_text() == "small (outside the plotted range)"
-    assert fig._suptitle.get_text() == "QUICK: Seed 001 Fig. 2"
+    assert fig._suptitle.get_text() == "QUICK: TS is itself DP Fig. 2"
     fig, ax = plt.subplots()
     ax.set_title("regret")
     with plotting.stamped(None):

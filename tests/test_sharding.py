@@ -167,7 +167,7 @@ def test_use_cpu_devices_after_jax_started():
 
 @pytest.mark.parametrize("flags, message", [
     (["--devices", "0"], "--devices 0 must be a positive integer"),
-    (["--devices", "9"], r"devices=9 must be in \[1, \d\]"),
+    (["--devices", "9"], r"--devices 9 is outside the valid range \[1, \d\]: this host has \d cpu device"),
     (["--num-processes", "2"], "needs --coordinator, --num-processes and --process-id"),
     (["--coordinator", "127.0.0.1:1", "--num-processes", "0", "--process-id", "0"], "--num-processes 0 must be at least 1"),
     (["--coordinator", "127.0.0.1:1", "--num-processes", "2", "--process-id", "2"],
@@ -183,3 +183,14 @@ def test_cli_device_and_process_flags(flags, message, capsys):
                      "--runs", "2", "--checkpoint", "none", *flags])
     assert code == 2
     assert re.search(message, capsys.readouterr().err)
+
+
+def test_cli_devices_beyond_the_cores_are_refused_in_a_fresh_process():
+    """The rule of Python's ``devices=N`` (the devices that exist): a fresh CLI process makes one CPU device per core
+    and refuses more, before simulating (it used to make N devices and run on them)."""
+    out = subprocess.run([sys.executable, "-m", "jaxbandit.cli", "run", "--env", "bernoulli", "--means", "0.2,0.8",
+                          "--policy", "ucb1", "--horizon", "10", "--runs", "2", "--checkpoint", "none", "--devices",
+                          str(sharding.cores() + 1)], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2
+    assert (f"--devices {sharding.cores() + 1} is outside the valid range [1, {sharding.cores()}]: this host has "
+            f"{sharding.cores()} cpu device(s)") in out.stderr

@@ -119,13 +119,13 @@ def _bernoulli(mechanism):
                      "the user's reward r = 0 vs r = 1", "the privatized bit Y",
                      f"Jiang, Zhao & Li 2023 (seed 000), Corollary 1: the {mechanism} mechanism is ε-LDP",
                      categorical=True, tight=0.9, bug=bug)
-    factory.__doc__ = (f"Seed 000's {mechanism} Bernoulli mechanism: ε-LDP bit (exact level from its realized "
+    factory.__doc__ = (f"LDP Thompson sampling: the {mechanism} Bernoulli mechanism, ε-LDP bit (exact level from its realized "
                        "probabilities).")
     return factory
 
 
 def randomized_response(bug=None, epsilon=1.0):
-    """Seed 002's randomized response at its ε-optimal channel: ε-LDP (exact level of the channel as realized)."""
+    """Corrupt bandits: randomized response at its ε-optimal channel: ε-LDP (exact level of the channel as realized)."""
     _check_bug("randomized-response", bug)
     eps = _float("epsilon", epsilon, low_open=True, high_open=True)
     stored = rr.epsilon_optimal(eps)
@@ -150,7 +150,7 @@ def randomized_response(bug=None, epsilon=1.0):
 
 
 def local_laplace(bug=None, epsilon=1.0, bound=1.0, release="discrete"):
-    """Seed 004's LDP channel (LDPRSE, Algorithm 4): x·1{|x| <= B} + Lap(2B/ε), ε-LDP over all real inputs."""
+    """Heavy-tailed DP bandits: LDP channel (LDPRSE, Algorithm 4): x·1{|x| <= B} + Lap(2B/ε), ε-LDP over all real inputs."""
     _check_bug("local-laplace", bug)
     mode = _laplace(release)
     eps = _float("epsilon", epsilon, low_open=True, high_open=True)
@@ -177,7 +177,7 @@ def local_laplace(bug=None, epsilon=1.0, bound=1.0, release="discrete"):
 
 # -------------------------------------------------------------------------------------- central mechanisms
 def central_laplace_mean(bug=None, epsilon=1.0, bound=1.0, pulls=10, release="discrete"):
-    """Seed 004's DPRSE epoch release (Algorithm 3): mean of R truncated rewards + Lap(2B/(Rε)), ε-DP."""
+    """Heavy-tailed DP bandits: DPRSE epoch release (Algorithm 3): mean of R truncated rewards + Lap(2B/(Rε)), ε-DP."""
     _check_bug("central-laplace-mean", bug)
     mode = _laplace(release)
     eps = _float("epsilon", epsilon, low_open=True, high_open=True)
@@ -205,7 +205,7 @@ def central_laplace_mean(bug=None, epsilon=1.0, bound=1.0, pulls=10, release="di
 
 
 def tree_counter(bug=None, epsilon=1.0, sensitivity=1.0, items=4, release="discrete"):
-    """The binary-tree counter (Dwork et al. 2010; seed 004 Algorithm 2) at depth ⌊log₂n⌋ + 1: ε-DP."""
+    """The binary-tree counter (Dwork et al. 2010; Heavy-tailed DP bandits, Algorithm 2) at depth ⌊log₂n⌋ + 1: ε-DP."""
     _check_bug("tree-counter", bug)
     mode = _laplace(release)
     eps = _float("epsilon", epsilon, low_open=True, high_open=True)
@@ -284,7 +284,7 @@ def _claim(policy, params, horizon):
 
 
 def dp_rucb(bug=None, epsilon=1.0, v=0.5, u=2.0, release="discrete"):
-    """Seed 004's DPRUCB: one arm's tree counter as the policy's own update fills it (truncation at B_n, 2B_n)."""
+    """Heavy-tailed DP bandits: DPRUCB: one arm's tree counter as the policy's own update fills it (truncation at B_n, 2B_n)."""
     _check_bug("dp-rucb", bug)
     eps = _float("epsilon", epsilon, low_open=True, high_open=True)
     n = 4
@@ -319,7 +319,7 @@ def dp_rucb(bug=None, epsilon=1.0, v=0.5, u=2.0, release="discrete"):
 
 
 def modified_thompson(bug=None, b=4, c=2.0, release="tail-safe"):
-    """Seed 001's modified TS, one round (the policy's own draw and select): 1/sqrt(c(n_j+1))-GDP (App. A.2), μ-GDP
+    """TS is itself DP: modified TS, one round (its own draw and select): 1/sqrt(c(n_j+1))-GDP (App. A.2), μ-GDP
     audit."""
     _check_bug("modified-thompson", bug)
     b = int(_float("b", b, 0, 10**6))
@@ -344,7 +344,7 @@ def modified_thompson(bug=None, b=4, c=2.0, release="tail-safe"):
 
 
 def modified_thompson_run(bug=None, b=1, c=1.0, horizon=8, release="tail-safe"):
-    """Seed 001's modified TS over a whole short run (the action sequence): sqrt(T/(c(b+1)))-GDP (Lemma 5)."""
+    """TS is itself DP: modified TS over a whole short run (the action sequence): sqrt(T/(c(b+1)))-GDP (Lemma 5)."""
     _check_bug("modified-thompson-run", bug)
     b = int(_float("b", b, 0, 10**6))
     c = _float("c", c, low_open=True, high_open=True)
@@ -507,12 +507,12 @@ def _ftpl(name):
                      f"arm 0's ones after n = {n} pulls, {r} vs {r + 1} (one reward changed); arm 1 at n = 2^30",
                      "the arm chosen in one step, against a menu of arm 1's points", claim.source, bug=bug,
                      feature_names=tuple(f"arm 1 chosen with arm 1 at {x:.4g}" for x in menu))
-    factory.__doc__ = f"Seed 003's {name}, one step (its own select): one-step (ε, δ)-DP (Lemma 8)."
+    factory.__doc__ = f"DP-FTPL: {name}, one step (its own select): one-step (ε, δ)-DP (Lemma 8)."
     return factory
 
 
 def gdp_elim_new(bug=None, epsilon=1.0, delta=0.01):
-    """Seed 003's GDP-Elim-New: the commit decision at the end of phase 1 (its own update), (ε, δ)-global DP."""
+    """DP-FTPL: GDP-Elim-New: the commit decision at the end of phase 1 (its own update), (ε, δ)-global DP."""
     _check_bug("gdp-elim-new", bug)
     eps = _float("epsilon", epsilon, high_open=True)
     dlt = _float("delta", delta, 0.0, 1.0, high_open=True)

@@ -25,7 +25,7 @@ TESTBED20 = ([("bernoulli", {"means": 0.9})] + [("beta", {"alpha": 4.0, "beta": 
              + [("bernoulli", {"means": 0.6})] * 5 + [("uniform", {"low": 0.0, "high": 1.0})] * 4)
 
 INSTANCES = {
-    "testbed20": (TESTBED20, "seed 000 Sec. 5: Bernoulli(0.9), 5 Beta(4,1), 5 uniform on {0.4, 1}, "
+    "testbed20": (TESTBED20, "LDP Thompson sampling, Sec. 5: Bernoulli(0.9), 5 Beta(4,1), 5 uniform on {0.4, 1}, "
                              "5 Bernoulli(0.6), 4 Uniform[0,1]"),
 }
 

@@ -191,7 +191,7 @@ FAMILIES = {
                lambda lo, hi, p: (float(np.min(np.minimum(lo, hi))), float(np.max(np.maximum(lo, hi)))),
                _two_point_validate, second_moment=lambda lo, hi, p: lo * lo + p * (hi * hi - lo * lo),
                mgf=lambda s, lo, hi, p: (1 - p) * jnp.exp(s * lo) + p * jnp.exp(s * hi)),
-        Family("pareto", "Pareto, shape 1.05 + v, scaled to mean `means` (seed 004): E|X|^{1+v} finite, variance "
+        Family("pareto", "Pareto, shape 1.05 + v, scaled to mean `means` (Heavy-tailed DP bandits): E|X|^{1+v} finite, variance "
                "infinite", ("means", "v"), {"v": 0.5},
                _pareto_sample, lambda m, v: m, lambda m, v: (float(np.min(pareto_scale(m, v))), _INF),
                _pareto_validate),

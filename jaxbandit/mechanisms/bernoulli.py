@@ -11,7 +11,7 @@ A reward r in [0, 1] leaves the user only as one bit Y ~ Bernoulli(p(r)). With
 every mechanism has p(0) = 1/(e^ε + 1) and p(1) = e^ε/(e^ε + 1) and is non-decreasing on [0, 1], so
 p(r)/p(r') ≤ e^ε and (1 − p(r))/(1 − p(r')) ≤ e^ε for all r, r': ε-LDP (Eq. 1), with equality at the endpoints.
 The paper's Theorem 1 calls these conditions necessary; they are only sufficient (erratum in
-../shared/spec/000_ldp_ts_bernoulli.md §2; `ldp_ratio` computes the exact level of any p). The range of b is
+docs/spec/000_ldp_ts_bernoulli.md §2; `ldp_ratio` computes the exact level of any p). The range of b is
 exactly the one that keeps the quadratic monotone: outside it p leaves [p(0), p(1)] and the ratio exceeds e^ε.
 ε = ∞ (no privacy) means p(r) = r, for every mechanism (the spec's recommendation; the paper only says
 "non-private").

@@ -56,7 +56,9 @@ def inverse_mean_map(y, p00, p11):
 
 
 def corruption_matrix(p00, p11) -> np.ndarray:
-    """M(y, x) = Pr(F = y | R = x) of Eq. (2): shape (2, 2), or (K, 2, 2) for per-arm parameters."""
+    """M(y, x) = Pr(F = y | R = x) of Eq. (2): shape (2, 2), or (K, 2, 2) for per-arm parameters (a scalar is
+    shared by every arm; two per-arm lists must have the same length)."""
+    checks.same_length(p00=p00, p11=p11)
     p00, p11 = np.broadcast_arrays(np.asarray(p00, np.float64), np.asarray(p11, np.float64))
     return np.stack([np.stack([p00, 1 - p11], -1), np.stack([1 - p00, p11], -1)], -2)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from jaxbandit import checks
+
 
 
 def inclusive_count(mask):
@@ -73,6 +75,17 @@ def bind_run_horizon(params, horizon):
     if params.horizon is not None:
         return params
     return params._replace(horizon=jnp.asarray(horizon, jnp.zeros(()).dtype))
+
+
+def check_known_horizon(params, high: float = float("inf")) -> None:
+    """The T known to a policy (its ``horizon`` parameter), where set: in [2, ``high``) (log T > 0); ``None`` is the
+    run's."""
+    if params.horizon is None:
+        return
+    try:
+        checks.in_range("horizon", params.horizon, 2.0, high, high_open=True)
+    except ValueError as err:
+        raise ValueError(f"{err}: the T known to the algorithm (leave it unset, None, for the run's horizon)") from None
 
 
 WHOLE_RUN = "one reward changed; the output is the whole action sequence"

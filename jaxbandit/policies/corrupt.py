@@ -70,7 +70,7 @@ def _feedback_bound(mean, level, increasing):
 
 
 def klucb_cf(num_arms: int) -> Policy:
-    """kl-UCB-CF: KL bound on the feedback mean mapped back through g_a^-1, per-arm channel (seed 002 Alg. 1).
+    """kl-UCB-CF: KL bound on the feedback mean mapped back through g_a^-1, per-arm channel (Corrupt bandits, Alg. 1).
 
     Each arm once (random order), then at round t + 1 play
     argmax_a g_a⁻¹(u_a(t)) if g_a is increasing, g_a⁻¹(ℓ_a(t)) if decreasing, with [ℓ_a, u_a] the set
@@ -90,7 +90,7 @@ def klucb_cf(num_arms: int) -> Policy:
 
 
 def ucb_cf(num_arms: int) -> Policy:
-    """UCB-CF: Hoeffding bound on the feedback mean mapped back through g_a^-1 (seed 002 Cor. 1).
+    """UCB-CF: Hoeffding bound on the feedback mean mapped back through g_a^-1 (Corrupt bandits, Cor. 1).
 
     kl-UCB-CF with the Hoeffding interval: index
     g_a⁻¹(λ̂_a + sqrt(f(t)/(2 N_a))) for increasing g_a, g_a⁻¹(λ̂_a − sqrt(f(t)/(2 N_a))) for decreasing;
@@ -108,7 +108,7 @@ def ucb_cf(num_arms: int) -> Policy:
 
 
 def ts_cf(num_arms: int) -> Policy:
-    """TS-CF: Beta posterior on the feedback mean, play argmax g_a^-1(theta_a) (seed 002 Alg. 2).
+    """TS-CF: Beta posterior on the feedback mean, play argmax g_a^-1(theta_a) (Corrupt bandits, Alg. 2).
 
     θ_a ~ Beta(successes_a + 1, failures_a + 1), the posterior of the
     feedback mean λ_a under a uniform prior, and play argmax_a g_a⁻¹(θ_a) (App. II's "argmax θ_a" is a typo,
@@ -133,7 +133,7 @@ def _wrapped_means(state, params):
 
 
 def wr_klucb(num_arms: int) -> Policy:
-    """WRAPPER kl-UCB: kl-UCB on the transformed feedback g_a^-1(F) (seed 002 Sec. 6 baseline).
+    """WRAPPER kl-UCB: kl-UCB on the transformed feedback g_a^-1(F) (Corrupt bandits, Sec. 6 baseline).
 
     kl-UCB run on the transformed rewards g_a⁻¹(F) as if they
     were rewards in [0, 1]: index max{q : N_a d(Ȳ_a, q) <= f(t)} with Ȳ_a = clip(g_a⁻¹(λ̂_a), 0, 1). The paper
@@ -151,7 +151,7 @@ def wr_klucb(num_arms: int) -> Policy:
 
 
 def wr_ts(num_arms: int) -> Policy:
-    """WRAPPER TS: Beta TS on the transformed feedback g_a^-1(F) (seed 002 Sec. 6 baseline).
+    """WRAPPER TS: Beta TS on the transformed feedback g_a^-1(F) (Corrupt bandits, Sec. 6 baseline).
 
     Beta–Bernoulli TS on the transformed rewards, with the
     posterior Beta(1 + N_a Ȳ_a, 1 + N_a (1 − Ȳ_a)), Ȳ_a = clip(g_a⁻¹(λ̂_a), 0, 1) (spec §2.4 [A], as

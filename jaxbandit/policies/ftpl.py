@@ -23,7 +23,7 @@ from jaxbandit import checks
 from jaxbandit.accounting.accountants import Accountant, epsilon_delta_of
 from jaxbandit.mechanisms import normal as normal_noise
 from jaxbandit.mechanisms import perturbations as dist
-from jaxbandit.policies.common import bind_run_horizon, capped_pulls, kahan_add, onehot
+from jaxbandit.policies.common import bind_run_horizon, capped_pulls, check_known_horizon, kahan_add, onehot
 from jaxbandit.policies.phased import phased
 from jaxbandit.random import samplers
 from jaxbandit.types import Policy
@@ -109,8 +109,7 @@ def _validate_new(name, num_arms):
     def validate(params, horizon=None):
         checks.in_range("epsilon", params.epsilon, 0.0, MAX_EPSILON)
         checks.in_range("delta", params.delta, 0.0, 1.0, high_open=True)
-        if params.horizon is not None:  # log T > 0 and N(1) ≥ 1 need T ≥ 2
-            checks.in_range("horizon", params.horizon, 2.0, high_open=True)
+        check_known_horizon(params)  # log T > 0 and N(1) ≥ 1 need T ≥ 2
         if float(params.epsilon) == 0 and float(params.delta) == 0:
             raise ValueError(f"{name} needs epsilon > 0 or delta > 0 (epsilon=0 and delta=0 give no distribution, "
                              "Lemma 15)")
@@ -129,7 +128,7 @@ def _validate_gauss_beta(name, num_arms):
 
 
 def dp_ftpl_gauss(num_arms: int, *, release: str = "tail-safe") -> Policy:
-    """DP-FTPL-Gauss: ⌈N_G*⌉ start pulls per arm, then θ_i ~ N(R_i/n_i, 2/n_i), argmax (seed 003 Alg. 1).
+    """DP-FTPL-Gauss: ⌈N_G*⌉ start pulls per arm, then θ_i ~ N(R_i/n_i, 2/n_i), argmax (DP-FTPL, Alg. 1).
 
     N_G* = min{1/(4πδ²), log(e/(4πδ²))/ε²} (§4.1) makes each step (ε, δ)-DP (Lemma 8); δ > 0 is required.
     ``release``: ``"tail-safe"`` (default) draws the Gaussians with tails to 2^-73
@@ -153,7 +152,7 @@ def dp_ftpl_gauss(num_arms: int, *, release: str = "tail-safe") -> Policy:
 
 
 def dp_ftpl_beta(num_arms: int) -> Policy:
-    """DP-FTPL-Beta: ⌈N_B*⌉ start pulls per arm, then θ_i ~ Beta with ⌊n_i/8⌋+1 pseudo-counts a side (seed 003 Alg. 2).
+    """DP-FTPL-Beta: ⌈N_B*⌉ start pulls per arm, then θ_i ~ Beta with ⌊n_i/8⌋+1 pseudo-counts a side (DP-FTPL, Alg. 2).
 
     θ_i ~ Beta(R_i+1+k_i, n_i−R_i+1+k_i), k_i = ⌊n_i/8⌋+1.
     N_B* = max{min{40e/(9πδ²), 8000 log(e/(2πδ²))/(81ε²)}, 1000e/(9π)} (§4.2); the k_i pseudo-counts of each side
@@ -180,7 +179,7 @@ def dp_ftpl_beta(num_arms: int) -> Policy:
 
 
 def dp_ftpl_new(num_arms: int) -> Policy:
-    """DP-FTPL-New: one pull per arm, then θ_i ~ D(n_i; x0_i, ε, δ), the truncated Laplace law (seed 003 Alg. 3).
+    """DP-FTPL-New: one pull per arm, then θ_i ~ D(n_i; x0_i, ε, δ), the truncated Laplace law (DP-FTPL, Alg. 3).
 
     The centre is x0_i = R_i/n_i + sqrt(log T/n_i) + L_T/(n_i ε). D is the truncated Laplace law of Lemma 15 (`jaxbandit.mechanisms.perturbations`), sampled exactly by its inverse CDF; it
     meets Lemma 8 at every n ≥ 1, so there is no start phase. T is known to the algorithm: ``horizon`` (default
@@ -225,7 +224,7 @@ def elim_phase_pulls(phase, params):
 
 
 def gdp_elim_new(num_arms: int) -> Policy:
-    """GDP-Elim-New: (ε, δ)-global DP elimination with the truncated-Laplace law (seed 003 Alg. 4, Theorem 18).
+    """GDP-Elim-New: (ε, δ)-global DP elimination with the truncated-Laplace law (DP-FTPL, Alg. 4, Theorem 18).
 
     Phase k = 1, 2, ... pulls every arm N(k) times (`elim_phase_pulls`; round-robin in arm order, our choice: the
     paper gives no order), then draws θ_i ~ D(N(k); μ̂_i(k), ε, δ/2) around each arm's mean of this phase's rewards

@@ -30,7 +30,7 @@ import jax.numpy as jnp
 
 from jaxbandit import checks
 from jaxbandit.accounting.accountants import epsilon_of, pure_dp
-from jaxbandit.policies.common import bind_run_horizon, capped_pulls, kahan_add, onehot
+from jaxbandit.policies.common import bind_run_horizon, capped_pulls, check_known_horizon, kahan_add, onehot
 from jaxbandit.policies.elimination import eliminate
 from jaxbandit.policies.phased import phased, round_robin
 from jaxbandit.mechanisms import counters, laplace as laplace_noise
@@ -97,14 +97,13 @@ def _validate_common(name, num_arms, params, horizon):
     checks.in_range("epsilon", params.epsilon, 0.0, low_open=True, high_open=True)
     checks.in_range("v", params.v, 0.0, 1.0, low_open=True)
     checks.in_range("u", params.u, 0.0, low_open=True, high_open=True)
-    if params.horizon is not None:
-        checks.in_range("horizon", params.horizon, 2.0, 2.0 ** 31, high_open=True)
+    check_known_horizon(params, 2.0 ** 31)
     if horizon is not None and num_arms > horizon:
         raise ValueError(f"{name} pulls each of its {num_arms} arms first: horizon={horizon} is too short")
 
 
 def dp_rucb(num_arms: int, *, variant: str = "corrected", release: str = "discrete") -> Policy:
-    """DPRUCB: ε-DP robust UCB on one binary-tree counter per arm (seed 004 Algorithm 1, Theorems 1–2).
+    """DPRUCB: ε-DP robust UCB on one binary-tree counter per arm (Heavy-tailed DP bandits, Algorithm 1, Theorems 1–2).
 
     Rounds 1..K pull arms 0..K−1; then a_t = argmax Ŝ_a/n_a + bonus(n_a, t) (`rucb_bonus`; ties to the lowest index,
     the paper gives no rule). The n-th reward of an arm is truncated at B_n (`rucb_bound`) and inserted into that
@@ -306,7 +305,7 @@ def _elimination(name, num_arms, schedule, local: bool, defaults, accountant, op
 
 
 def dp_rse(num_arms: int, *, release: str = "discrete") -> Policy:
-    """DPRSE: ε-DP robust successive elimination (seed 004 Algorithm 3, Theorems 3–4).
+    """DPRSE: ε-DP robust successive elimination (Heavy-tailed DP bandits, Algorithm 3, Theorems 3–4).
 
     Epoch τ pulls each of the |S| viable arms R_τ times round-robin (`rse_schedule`), truncates at B_τ, releases
     μ̃_a = epoch mean + Lap(2B_τ/(R_τ ε)) and eliminates the arms with max μ̃ − μ̃_a > θ·err_τ (θ = 12); each epoch
@@ -322,7 +321,7 @@ def dp_rse(num_arms: int, *, release: str = "discrete") -> Policy:
 
 
 def ldp_rse(num_arms: int, *, variant: str = "corrected", release: str = "discrete") -> Policy:
-    """LDPRSE: ε-LDP robust successive elimination (seed 004 Algorithm 4, Theorems 6–7).
+    """LDPRSE: ε-LDP robust successive elimination (Heavy-tailed DP bandits, Algorithm 4, Theorems 6–7).
 
     Like `dp_rse`, but every reward is truncated at B_τ and privatized by its user as x̃ + Lap(2B_τ/ε) before the
     learner sees it (`ldp_rse_schedule`; θ = 14, L_τ = log(8|S|τ²/β)). ``variant``: ``"corrected"`` (default) the

@@ -137,7 +137,7 @@ def _accountant(accounting, design=None):
 
 
 def gaussian_thompson(num_arms: int, *, release: str = "tail-safe", accounting: str = "paper") -> Policy:
-    """Thompson sampling, N(0,1) prior: θ ~ N(S/(n+1), 1/(n+1)) (seed 001 Alg. 1).
+    """Thompson sampling, N(0,1) prior: θ ~ N(S/(n+1), 1/(n+1)) (TS is itself DP, Alg. 1).
 
     N(0, 1) priors and a unit-variance Gaussian likelihood: θ_k ~ N(S_k / (n_k + 1), 1 / (n_k + 1)), the
     conjugate posterior; play argmax θ (ties have probability zero). The posterior mean keeps the prior pseudo-count: μ̂ = S/(n+1), not S/n. Declares rewards in [0, 1]:
@@ -183,7 +183,7 @@ class ModifiedState(NamedTuple):
 
 
 def modified_thompson(num_arms: int, *, release: str = "tail-safe", accounting: str = "paper") -> Policy:
-    """Gaussian TS with b pre-pulls per arm and variance c/(n+1); sqrt(T/(c(b+1)))-GDP (seed 001 Alg. 2).
+    """Gaussian TS with b pre-pulls per arm and variance c/(n+1); sqrt(T/(c(b+1)))-GDP (TS is itself DP, Alg. 2).
 
     b pre-pulls of every arm in arm order (arm 0 b times, then arm 1, ...), then θ_k ~ N(S_k/(n_k+1), c/(n_k+1))
     and play argmax θ; n and S include the pre-pulls. ``release`` as in `gaussian-thompson`.

@@ -79,21 +79,21 @@ LINEAR, QUADRATIC, EXPONENTIAL = (_mechanism(n) for n in MECHANISMS)
 
 
 def linear(**params):
-    """ε-LDP bit, p(r) = ((e^ε−1)r + 1)/(e^ε+1) (seed 000 Cor. 1; CTB of Ren et al. 2020); ε=inf: p(r)=r.
+    """ε-LDP bit, p(r) = ((e^ε−1)r + 1)/(e^ε+1) (LDP Thompson sampling, Cor. 1; CTB of Ren et al. 2020); ε=inf: p(r)=r.
 
     Registry factory ``(**params) -> (privatizer, params)``; ε defaults to 1."""
     return LINEAR, checks.with_params(LINEAR, **params)
 
 
 def quadratic(**params):
-    """ε-LDP bit, p(r) = ((e^ε−1−b)r² + br + 1)/(e^ε+1), b in [0, 2(e^ε−1)] (seed 000 Cor. 1).
+    """ε-LDP bit, p(r) = ((e^ε−1−b)r² + br + 1)/(e^ε+1), b in [0, 2(e^ε−1)] (LDP Thompson sampling, Cor. 1).
 
     Registry factory ``(**params) -> (privatizer, params)``; ε defaults to 1, b to 0."""
     return QUADRATIC, checks.with_params(QUADRATIC, **params)
 
 
 def exponential(**params):
-    """ε-LDP bit, p(r) = e^(εr)/(e^ε+1) (seed 000 Cor. 1).
+    """ε-LDP bit, p(r) = e^(εr)/(e^ε+1) (LDP Thompson sampling, Cor. 1).
 
     Registry factory ``(**params) -> (privatizer, params)``; ε defaults to 1."""
     return EXPONENTIAL, checks.with_params(EXPONENTIAL, **params)

@@ -65,7 +65,7 @@ RANDOMIZED_RESPONSE = Privatizer(name="randomized-response", draw=_draw, apply=_
 
 
 def randomized_response(**params):
-    """Corruption channel Pr(F=0|R=0)=p00, Pr(F=1|R=1)=p11, per arm or shared (seed 002 Eq. 2); p00=p11=e^ε/(1+e^ε) is ε-LDP.
+    """Per-arm corruption channel, Pr(F=0|R=0)=p00, Pr(F=1|R=1)=p11 (Corrupt bandits Eq. 2); p00=p11=e^ε/(1+e^ε): ε-LDP.
 
     Registry factory ``(**params) -> (privatizer, params)``: p00 and p11 scalars or per-arm vectors (default: the
     ε = 1 optimal channel, p = 0.731), stored `toward_interior`, so the channel as realized is never above the
