@@ -295,7 +295,7 @@ def _final_regret_figure(figure: int, results, out_dir):
 # ------------------------------------------------------------------------------ Figs 1-3: Lemma 8's band (analytic)
 # For arm i's perturbation CDF F (its history) and F' (one reward of arm i changed), Lemma 8 needs F' inside the
 # band max(0, (F − δ)e^-ε) ≤ F' ≤ min(1, 1 − (1 − F − δ)e^-ε). Each panel draws F, F' and the band, and
-# summary.csv gives the largest breach (`privacy.ftpl.band_violation`, ≤ 0: private at that n).
+# summary.csv gives the largest breach (`mechanisms.perturbations.band_violation`, ≤ 0: private at that n).
 
 BAND_PANELS = {
     # fig: (title, [(panel title, kind, n, extra)])

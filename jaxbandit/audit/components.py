@@ -115,12 +115,12 @@ def _bernoulli(mechanism):
             y = priv.apply(StepRandom(key, jax.random.uniform(key)), 0, reward, run_params)
             return jnp.stack([y])
 
-        return Audit(mechanism, "epsilon", eps, 0.0, features, exact,
-                     "the user's reward r = 0 vs r = 1", "the privatized bit Y",
-                     f"Jiang, Zhao & Li 2023 (seed 000), Corollary 1: the {mechanism} mechanism is ε-LDP",
+        claim = priv.accountant.guarantee(params, 1, 1, mechanism)  # the privatizer's own claim: ε-LDP
+        return Audit(mechanism, "epsilon", claim.epsilon, 0.0, features, exact,
+                     "the user's reward r = 0 vs r = 1", "the privatized bit Y", claim.source,
                      categorical=True, tight=0.9, bug=bug)
-    factory.__doc__ = (f"LDP Thompson sampling: the {mechanism} Bernoulli mechanism, ε-LDP bit (exact level from its realized "
-                       "probabilities).")
+    factory.__doc__ = (f"LDP Thompson sampling: the {mechanism} Bernoulli mechanism, ε-LDP bit (exact level from its "
+                       "realized probabilities).")
     return factory
 
 
@@ -142,11 +142,13 @@ def randomized_response(bug=None, epsilon=1.0):
     def features(key, side):
         return jnp.stack([apply(key, side.astype(jnp.float32) * high)])
 
-    return Audit("randomized-response", "epsilon", eps, 0.0, features,
+    # the privatizer's own claim for the channel as stored: its exact level, ε rounded down (at most ε)
+    claim = rr.ACCOUNTANT.guarantee(rr.RRParams(*(np.asarray(v) for v in stored.values())), 1, 1, "randomized-response")
+    return Audit("randomized-response", "epsilon", claim.epsilon, 0.0, features,
                  float(rr.channel.realized_level(stored["p00"], stored["p11"])),
                  f"the user's reward 0 vs {high:g}" + (" (out of range: the clamp makes it 1)" if high > 1 else ""),
-                 "the reported bit", "Wang et al. 2016 / seed 002 Eq. 5: randomized response with "
-                 "p00 = p11 = e^ε/(1 + e^ε) is ε-LDP (its level, spec 002 §3)", categorical=True, tight=0.9, bug=bug)
+                 "the reported bit", "Wang et al. 2016 / Corrupt bandits Eq. 5: randomized response with "
+                 f"p00 = p11 = e^ε/(1 + e^ε) is ε-LDP; {claim.source}", categorical=True, tight=0.9, bug=bug)
 
 
 def local_laplace(bug=None, epsilon=1.0, bound=1.0, release="discrete"):

@@ -10,7 +10,8 @@ Rewards in [0, 1] enter as a Bernoulli trial (Agrawal & Goyal), so R_i counts on
 the reward itself. GDP-Elim-New pulls every arm N(k) times in phase k and commits to an arm once a draw from the
 same truncated-Laplace law, centred on the phase's means, separates it by 2^-k: (ε, δ)-global DP (Definition 3)
 by Lemma 9. ε and δ are traced parameters: an (ε, δ) grid is one compilation, start phases and phase lengths
-included. Each policy reports its claim (``Policy.privacy``, printed by ``jaxbandit privacy``).
+included. Each policy states its claim through its accountant (``Policy.accountant``, printed by ``jaxbandit
+privacy``).
 """
 from __future__ import annotations
 
