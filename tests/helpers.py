@@ -4,6 +4,7 @@ import math
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 from scipy import stats
 
 from jaxbandit.random import threefry
@@ -13,6 +14,22 @@ ALPHA = 1e-6                                   # false-alarm rate of every stati
 Z = float(stats.norm.isf(ALPHA / 2))           # two-sided z threshold (4.89)
 
 
+# One policy of each policy module (its own step code): the default suite's cases of per-policy tests
+# (tests/test_contracts.py checks that every module has exactly one).
+POLICY_PER_MODULE = ("modified-thompson", "klucb", "ucb-cf", "dp-ucb-int", "dp-se", "dp-ftpl-new", "dp-rse",
+                     "epsilon-greedy")
+
+
+def default_subset(values, default, *, several=False):
+    """``values`` as pytest parameters, those outside ``default`` marked slow: the default suite runs one case per
+    family (or as ``default`` says), the slow tier the rest, so every case runs once in CI. ``several``: each value
+    is a tuple of several arguments."""
+    missing = [v for v in default if v not in values]
+    assert not missing, f"default cases not among the values: {missing}"
+    slow = lambda v: pytest.param(*(v if several else (v,)), marks=pytest.mark.slow)
+    return [v if v in default else slow(v) for v in values]
+
+
 def ks_threshold(n):
     """Kolmogorov–Smirnov critical value at false-alarm rate ALPHA (asymptotic, n large)."""
     return math.sqrt(-math.log(ALPHA / 2) / (2 * n))
@@ -20,15 +37,15 @@ def ks_threshold(n):
 
 def sample_env(env, params, arm, n, seed=0):
     """n rewards of ``arm`` drawn exactly as the engine draws them (block noise + per-step keys)."""
-    key = threefry.key(seed)
-    noise = env.draw(key, n, params)
-
+    # key, arm and params are arguments, not constants: other arms and seeds of an environment are the same program
+    # (a persistent-cache hit, not a compilation)
     @jax.jit
-    def go(noise):
+    def go(key, arm, params):
+        noise = env.draw(key, n, params)
         keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(key, jnp.arange(n))
-        return jax.vmap(lambda k, nz: env.sample(StepRandom(k, nz), jnp.int32(arm), params))(keys, noise)
+        return jax.vmap(lambda k, nz: env.sample(StepRandom(k, nz), arm, params))(keys, noise)
 
-    return np.asarray(go(noise), dtype=np.float64)
+    return np.asarray(go(threefry.key(seed), jnp.int32(arm), params), dtype=np.float64)
 
 
 def assert_mean(x, mean, var=None, what=""):

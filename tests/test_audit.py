@@ -11,6 +11,7 @@ from scipy import stats
 
 from jaxbandit import cli, policies
 from jaxbandit.audit import components, montecarlo as audit
+from tests.helpers import default_subset
 
 BUG_TRIALS = 20_000    # planted bugs are flagged by far: a tenth of the default size keeps the suite quick
 QUICK_TRIALS = 20_000  # the default suite's audits of components without a tightness target
@@ -111,11 +112,27 @@ def _check_result(a, result):
         assert result.lower_bound <= a.exact * (1 + 1e-9) + 1e-12, result
 
 
-@pytest.mark.parametrize("name", components.names())
+FAMILIES = {"bernoulli": ["linear", "quadratic", "exponential"], "randomized-response": ["randomized-response"],
+            "robust": ["local-laplace", "central-laplace-mean"], "counters": ["tree-counter", "hybrid-counter"],
+            "heavy-tailed": ["dp-rucb"], "thompson": ["modified-thompson"], "dp-se/lazy": ["dp-se", "lazy-ucb"],
+            "dp-ucb": ["dp-ucb", "dp-ucb-bound", "dp-ucb-int"],
+            "ftpl": ["dp-ftpl-gauss", "dp-ftpl-beta", "dp-ftpl-new", "gdp-elim-new"]}
+# One audit of each family in the default suite, and one of its planted bugs; every audit at its full size, and
+# every other planted bug, in the slow tier.
+FAMILY_AUDITS = ("linear", "randomized-response", "local-laplace", "tree-counter", "dp-rucb", "modified-thompson",
+                 "dp-se", "dp-ucb-int", "dp-ftpl-new")
+FAMILY_BUGS = (("linear", "noise-halved"), ("randomized-response", "no-clamp"), ("central-laplace-mean", "no-clamp"),
+               ("tree-counter", "noise-reused"), ("dp-rucb", "wrong-sensitivity"),
+               ("modified-thompson", "noise-halved"), ("dp-se", "noise-reused"), ("dp-ucb-int", "noise-reused"),
+               ("dp-ftpl-gauss", "no-start-phase"))
+
+
+@pytest.mark.parametrize("name", FAMILY_AUDITS)
 def test_audit_never_exceeds_the_claim(name):
     """The lower bound is at most the claim (and at most the exact level, which is at most the claim); a tight
     mechanism's bound, at its default trials, reaches its stated fraction of the claim. Components without a
-    tightness target run a tenth of their trials here (all of them in the slow tier)."""
+    tightness target run a tenth of their trials here. One audit per family: the slow tier runs every audit at
+    its full size (`test_full_audit_never_exceeds_the_claim`)."""
     a = components.make(name)
     result = audit.run(a, trials=None if a.tight is not None else QUICK_TRIALS)
     _check_result(a, result)
@@ -135,7 +152,8 @@ def test_full_audit_never_exceeds_the_claim(name):
         assert result.lower_bound >= a.tight * a.claim, result
 
 
-@pytest.mark.parametrize("name, bug", [(n, b) for n in components.names() for b in components.BUGS[n]])
+@pytest.mark.parametrize("name, bug", default_subset([(n, b) for n in components.names() for b in components.BUGS[n]],
+                                                     FAMILY_BUGS, several=True))
 def test_planted_bug_is_flagged(name, bug):
     result = audit.run(components.make(name, bug=bug), trials=BUG_TRIALS)
     assert result.violated, result
@@ -143,14 +161,12 @@ def test_planted_bug_is_flagged(name, bug):
 
 
 def test_every_family_has_a_planted_bug():
-    families = {"bernoulli": ["linear", "quadratic", "exponential"], "randomized-response": ["randomized-response"],
-                "robust": ["local-laplace", "central-laplace-mean"], "counters": ["tree-counter", "hybrid-counter"],
-                "heavy-tailed": ["dp-rucb"], "thompson": ["modified-thompson"], "dp-se/lazy": ["dp-se", "lazy-ucb"],
-                "dp-ucb": ["dp-ucb", "dp-ucb-bound", "dp-ucb-int"],
-                "ftpl": ["dp-ftpl-gauss", "dp-ftpl-beta", "dp-ftpl-new", "gdp-elim-new"]}
-    assert set(sum(families.values(), [])) | {"modified-thompson-run"} == set(components.names())
-    for family, members in families.items():
+    assert set(sum(FAMILIES.values(), [])) | {"modified-thompson-run"} == set(components.names())
+    for family, members in FAMILIES.items():
         assert any(components.BUGS[m] for m in members), family
+        # the default suite audits each family once and flags one of its planted bugs
+        assert sum(name in members for name in FAMILY_AUDITS) == 1, family
+        assert sum(name in members for name, _ in FAMILY_BUGS) == 1, family
 
 
 @pytest.mark.parametrize("name, probabilities", [

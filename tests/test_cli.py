@@ -58,7 +58,7 @@ def test_every_listed_environment_can_be_expressed(tmp_path, capsys):
         env, *_ = resolve(request["env"], request["policy"], env_params=request["env_params"])
         assert env.num_arms == (20 if name == "testbed20" else 3 if name == "mixture" else 2)
     rc, out, err = _main(capsys, "run", "--env", "mixture", "--arm", "bernoulli:means=0.9", "--arm",
-                         "2*beta:alpha=4,beta=1", "--policy", "thompson", "--horizon", "60", "--runs", "2",
+                         "2*beta:alpha=4,beta=1", "--policy", "ucb1", "--horizon", "60", "--runs", "2",
                          "--checkpoint", "none")
     assert rc == 0 and "(3 arms)" in out, err
     rc, out, err = _main(capsys, "run", "--env", "mixture", "--arm", "bernouli:means=0.9", "--policy", "uniform",

@@ -10,6 +10,9 @@ For each registered component, in a small configuration (tests/golden.py's cases
   * every output is finite, and the pull counts add up to the horizon;
   * same seed, same numbers: the outputs equal those recorded by the engine before the core-v2 refactor
     (tests/golden.py, ``CONTRACT_PATH``; the larger golden cases run in the slow tier, tests/test_golden.py).
+
+The default suite runs a policy of each policy module (on Bernoulli arms), two channels and two environments (a
+mixture of families, heavy tails); the slow tier runs the rest.
 """
 import chex
 import jax
@@ -21,6 +24,7 @@ import jaxbandit as jb
 from jaxbandit import engine, envs, policies, privatizers
 from jaxbandit.random import threefry
 from tests import golden
+from tests.helpers import POLICY_PER_MODULE, default_subset
 
 HORIZON, RUNS, SEED = 100, 3, 5
 TIMES = np.array([1, 50, 51, 100])
@@ -90,24 +94,32 @@ def test_every_registry_entry_has_a_contract_case():
     assert set(golden.ENV_CASES) | {"mixture"} == set(envs.names())
 
 
-@pytest.mark.parametrize("name", sorted(golden.POLICY_CASES))
+def test_the_default_suite_covers_every_policy_module_once():
+    modules = {name: policies.REGISTRY[name].__module__ for name in policies.names()}
+    chosen = sorted(modules[name] for name in POLICY_PER_MODULE)
+    assert chosen == sorted(set(modules.values())), chosen
+
+
+# The default suite checks one policy of each policy module, the slow tier the others; the golden cases (slow tier)
+# check every policy bit for bit at a longer horizon with a tail block.
+@pytest.mark.parametrize("name", default_subset(sorted(golden.POLICY_CASES), POLICY_PER_MODULE))
 def test_policy_contract(name):
     env, ep, pp, priv, qp, _ = golden.POLICY_CASES[name]
     check_contract(f"policy/{name}", env, name, priv, ep, pp, qp, golden.CONTRACT_HORIZONS.get(name, HORIZON))
 
 
-DISCRETE_DEFAULT = ("dp-ucb", "dp-rucb", "dp-se", "gaussian-thompson")  # counters, a mean, the Gaussian draw: rest slow
+DISCRETE_DEFAULT = ("dp-ucb", "gaussian-thompson")  # the exact Laplace release and the tail-safe normal: rest slow
 
 
-@pytest.mark.parametrize("name", [n if n in DISCRETE_DEFAULT else pytest.param(n, marks=pytest.mark.slow)
-                                  for n in sorted(golden.DISCRETE_CASES)])
+@pytest.mark.parametrize("name", default_subset(sorted(golden.DISCRETE_CASES), DISCRETE_DEFAULT))
 def test_discrete_noise_policy_contract(name):
     """The default floating-point-safe draws (the float draw is the recorded case above, release="float")."""
     env, ep, pp, priv, qp, _ = golden.DISCRETE_CASES[name]
     check_contract(f"policy-discrete/{name}", env, name, priv, ep, pp, qp, golden.CONTRACT_HORIZONS.get(name, HORIZON))
 
 
-@pytest.mark.parametrize("name", sorted(golden.PRIVATIZER_CASES))
+@pytest.mark.parametrize("name", default_subset(sorted(golden.PRIVATIZER_CASES),
+                                                ("randomized-response", "quadratic")))
 def test_privatizer_contract(name):
     check_contract(f"privatizer/{name}", "bernoulli", "ucb1", name, {"means": golden.MEANS4}, None,
                    golden.PRIVATIZER_CASES[name])
@@ -117,6 +129,6 @@ ENV_CASES = {**golden.ENV_CASES, "mixture": {"arms": [("bernoulli", {"means": 0.
                                                       ("bernoulli", {"means": 0.6})]}}
 
 
-@pytest.mark.parametrize("name", sorted(ENV_CASES))
+@pytest.mark.parametrize("name", default_subset(sorted(ENV_CASES), ("mixture", "pareto")))
 def test_env_contract(name):
     check_contract(f"env/{name}", name, "ucb1", env_params=ENV_CASES[name])

@@ -196,6 +196,7 @@ def test_klucb_index_accuracy_over_the_whole_domain():
     assert us == sorted(us)
 
 
+@pytest.mark.slow
 def test_kl_upper_bound_coverage_is_chernoff():
     """P(u < λ) for one arm with n samples is at most e^{-f} (Chernoff; the per-n term of Cappé et al.'s Lemma 2,
     spec §6 oracle 15), computed exactly over the binomial distribution of λ̂, for the feedback means of Exp. 6.1."""

@@ -157,6 +157,7 @@ def test_lazy_ucb_releases_batch_sum_plus_laplace_over_eps():
 
 
 # ------------------------------------------------------------------------------------------------- both
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["dp-se", "lazy-ucb"])
 def test_regret_sanity_and_more_privacy_costs_more(name):
     """Seed 001 App. D instance: both learn (far below uniform play's 25 000 at T = 1e5 ... here T = 2e4), and a
@@ -207,6 +208,7 @@ def audit(freqs, m, exact, eps):
     assert math.log(p_hi_low / p_lo_up) <= eps
 
 
+@pytest.mark.slow
 def test_dpse_elimination_audit():
     """Neighbouring reward sequences differ in one reward of arm 0 in epoch 1 (epoch sums s0 = R/2 + 1 vs R/2);
     the output event is 'arm 1 is eliminated at the end of epoch 1', drawn with the policy's own noise."""
@@ -230,6 +232,7 @@ def test_dpse_elimination_audit():
     audit(freqs, m, exact, eps)
 
 
+@pytest.mark.slow
 def test_lazy_ucb_first_comparison_audit():
     """Rounds 1-2 play both arms once; round 3 plays the arm with the larger noisy mean. Neighbours differ in
     arm 0's first reward (1 vs 0; arm 1's is 0.5). Event: round 3 plays arm 0."""

@@ -15,6 +15,7 @@ def _run(name, path):
         return results, list(csv.DictReader(f))
 
 
+@pytest.mark.slow
 def test_band_figures(tmp_path):
     """Figs 1-3 (spec §5): Gauss leaves Lemma 8's band below N_G* and stays in from ⌈N_G*⌉; Beta with its
     pseudo-counts likewise around N_B*, without them at every N (10, 10⁴, 10⁷); New (0.1, 0) sits on the band

@@ -1,8 +1,6 @@
 """The host drivers' first-hour behaviours: chunks sized by time (one compilation whatever their length), honest
 memory limits, checkpoint and results files with a format version and clear errors, short printed summaries."""
 import json
-import os
-import zipfile
 
 import numpy as np
 import pytest

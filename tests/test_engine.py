@@ -10,7 +10,7 @@ import pytest
 import jaxbandit as jb
 from jaxbandit import envs, policies, privatizers, simulate, sweep
 from jaxbandit.random import threefry
-from jaxbandit.engine import _ADVANCE_CACHE, BLOCK, SimParams
+from jaxbandit.engine import _ADVANCE_CACHE, BLOCK
 from jaxbandit.simulation import run_engine
 
 MEANS = [0.2, 0.5, 0.45, 0.7]

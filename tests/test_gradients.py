@@ -103,6 +103,7 @@ def _paired_regret(policy, params_list, runs, seed, horizon=400):
                      for p in params_list])
 
 
+@pytest.mark.slow  # compiles the scored modified TS (50 s); the tuner's tests run the score gradient by default
 def test_score_gradient_plays_as_the_policy():
     """The scored policy plays exactly as modified TS: its regret is simulate's for the same seed."""
     g = gradients.score_gradient("bernoulli", "modified-thompson", env_params={"means": MEANS}, at={"c": 4.0},
@@ -128,6 +129,7 @@ def test_score_gradient_matches_finite_differences():
     assert g.agent_steps == horizon * (runs + max(8, runs // 4))
 
 
+@pytest.mark.slow
 def test_score_gradient_relaxes_an_integer_exactly():
     """At β = 3.25 the value is the rounding expectation 0.75 R(3) + 0.25 R(4) and the β-derivative the paired
     difference R(4) − R(3), with the runs of simulate (same seed)."""

@@ -83,6 +83,7 @@ def test_parameter_errors():
         policies.make("modified-thompson", 3, c=float("nan"))
 
 
+@pytest.mark.slow
 def test_more_noise_means_more_regret_and_b0_large_c_is_near_uniform():
     """Qualitative (seed 001 Sec. 5): at T=2000, c = 2000 with b = 0 plays close to uniformly, c = 1 learns."""
     kw = dict(env="bernoulli", env_params={"means": MEANS}, horizon=2000, runs=64, seed=3, progress=False)

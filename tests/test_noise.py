@@ -14,7 +14,7 @@ import jaxbandit as jb
 from jaxbandit import policies
 from jaxbandit.random import threefry
 from jaxbandit.mechanisms import laplace, normal
-from tests.helpers import Z
+from tests.helpers import Z, default_subset
 
 
 def _bits(n, seed=0):
@@ -35,6 +35,7 @@ def test_discrete_laplace_matches_its_law(eps_u):
     assert abs(z.mean()) < Z * math.sqrt(var / n)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("eps_u, units", [(0.3, 2), (0.05, 3)])
 def test_realized_level_is_the_claimed_one(eps_u, units):
     """Counted over all 2^64 inputs of each geometric with the sampler's own float32 code: against shifts up to
@@ -45,6 +46,7 @@ def test_realized_level_is_the_claimed_one(eps_u, units):
     assert laplace.realized_delta(eps_u, units, 0.999 * float(np.float32(eps_u)) * units) > 1e-6
 
 
+@pytest.mark.slow
 def test_production_grid_law_is_within_its_margin():
     """At a release's own grid (b = 62, Δ = 2: a tree node at ε = 1, depth 31), the realized law of G deviates from
     the ideal geometric by η ≤ 1e-5 relative wherever E < 30 (mass beyond: e^-30); so Z's level is at most
@@ -104,7 +106,7 @@ def test_draw_keeps_the_float_stream():
         laplace.draw(key, (5, 3), "discrte")
 
 
-@pytest.mark.parametrize("shape", [(50, 10), (7, 3), (1, 2), (4, 2, 3)])
+@pytest.mark.parametrize("shape", default_subset([(50, 10), (7, 3), (1, 2), (4, 2, 3)], [(7, 3), (4, 2, 3)]))
 def test_a_deferred_float_draw_is_the_whole_draw(shape):
     """``words_later`` in the float release defers the draw (`DeferredLaplace`): each step's values, computed
     where read, are ``jax.random.laplace``'s on the block key bit for bit (float32, and float64 under x64), also
@@ -127,6 +129,7 @@ def test_a_deferred_float_draw_is_the_whole_draw(shape):
     assert not isinstance(laplace.draw(key, shape, "discrete", words_later=True).laplace, laplace.DeferredLaplace)
 
 
+@pytest.mark.slow
 def test_dp_se_float_mode_defers_its_draw_and_keeps_its_numbers(monkeypatch):
     """DP-SE's float release reads its epoch ends' Laplace draws from the deferred draw: the same regret as the eager
     draw it replaces, on a bandit where the noise changes eliminations (the discrete release's regret differs)."""
@@ -283,6 +286,7 @@ def test_tail_normal_is_standard_normal():
         assert abs(event.mean() - p) < Z * math.sqrt(p * (1 - p) / n)
 
 
+@pytest.mark.slow
 def test_realized_gaussian_tail_is_the_normal_one_down_to_2_to_the_minus_72():
     """P(|Z| ≥ z) as the float32 sampler realizes it, counted exactly over its 73·2^23 values of p, is erfc(z/√2)
     within 1e-5 relatively for every z up to 9.5 (P = 2e-21), and 0 past its last value, 9.81 (where N(0, 1) has

@@ -13,7 +13,7 @@ from jaxbandit.policies.common import argmax_random_tie, inclusive_count
 from jaxbandit.policies.phased import round_robin
 from jaxbandit.policies.ucb import bernoulli_kl, klucb_index
 from jaxbandit.types import StepRandom
-from tests.helpers import Z
+from tests.helpers import POLICY_PER_MODULE, Z, default_subset
 
 K = 4
 NAMES = policies.names()
@@ -25,7 +25,7 @@ def _rng(policy, params, seed=0, i=0):
     return StepRandom(jax.random.fold_in(key, i), jax.tree.map(lambda x: x[i], noise))
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", default_subset(NAMES, POLICY_PER_MODULE))
 def test_contract(name):
     policy, params = policies.make(name, K)
     if policy.bind_horizon is not None:  # the drivers and rollout fill T before a run

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from jaxbandit.random import threefry
+from tests.helpers import default_subset
 
 
 def test_hash_known_answers():
@@ -35,13 +36,13 @@ DRAWS = {
 
 
 @pytest.mark.parametrize("name", sorted(DRAWS))
-@pytest.mark.parametrize("seed", [0, 7, 2**31 - 1, -5])
-def test_same_bits_as_jax_threefry(name, seed):
+def test_same_bits_as_jax_threefry(name):
     draw = DRAWS[name]
-    with jax.threefry_partitionable(False):
-        want = draw(jax.random.key(seed))
-    got = draw(threefry.key(seed))
-    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    for seed in (0, 7, 2**31 - 1, -5):  # one test per draw: the seeds reuse its compiled ops
+        with jax.threefry_partitionable(False):
+            want = draw(jax.random.key(seed))
+        got = draw(threefry.key(seed))
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want), err_msg=f"seed {seed}")
 
 
 def test_same_bits_under_jit_and_vmap_and_in_either_partitionable_mode():
@@ -70,7 +71,7 @@ def test_64_bit_draws_match():
                 np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
 
 
-@pytest.mark.parametrize("shape", [(50, 10), (7, 3), (1, 1), (5, 2, 3)])
+@pytest.mark.parametrize("shape", default_subset([(50, 10), (7, 3), (1, 1), (5, 2, 3)], [(7, 3), (5, 2, 3)]))
 def test_bits_at_are_the_whole_draws_words(shape):
     """`random_bits_at` gives any element of ``jax.random.bits`` alone, even and odd counts (the pad), 32 and 64
     bits, with a batched key."""

@@ -19,6 +19,7 @@ def baselines():
     return {p: simulate(policy=p, **kw) for p in ["thompson", "klucb", "ucb1", "uniform"]}
 
 
+@pytest.mark.slow
 def test_regret_ordering_on_bernoulli_arms(baselines):
     final = {p: r.mean()[-1] for p, r in baselines.items()}
     se = {p: r.se()[-1] for p, r in baselines.items()}
@@ -54,8 +55,9 @@ def test_validation_happens_before_compilation(monkeypatch):
             simulate(**{**base, **override})
 
 
-def test_results_statistics_save_load_rerun(tmp_path, baselines):
-    res = baselines["ucb1"]
+def test_results_statistics_save_load_rerun(tmp_path):
+    res = simulate(env="bernoulli", env_params={"means": MEANS9}, policy="ucb1", horizon=2000, runs=64, seed=1,
+                   progress=False)
     np.testing.assert_allclose(res.mean(), res.pseudo_regret.mean(axis=0))
     np.testing.assert_allclose(res.se(), res.pseudo_regret.std(axis=0, ddof=1) / np.sqrt(64))
     assert res.quantile([0.1, 0.9]).shape == (2, len(res.t))

@@ -22,7 +22,7 @@ from jaxbandit.random import samplers
 ALPHA = 1e-6  # per-test false-alarm rate of every KS check
 T_CRIT = math.sqrt(math.log(2 / ALPHA) / 2)  # DKW–Massart, = 2.694
 N = 20_000  # samples per shape: critical D = 0.019
-beta_j, gamma_j = jax.jit(samplers.beta), jax.jit(samplers.gamma)  # shared compilation cache
+beta_j, gamma_j = jax.jit(samplers.beta), jax.jit(samplers.gamma)  # one compilation each (eager: dozens)
 
 # Shapes: a < 1, a = 1 (closed form), small integers, moderate, large, mixed.
 BETA_SHAPES = [
@@ -89,7 +89,7 @@ def test_beta_exact_predrawn():  # false alarm <= 1e-6 per shape
 
 def test_beta_exact_noise_none():  # false alarm <= 1e-6 per shape
     a, b = grid(BETA_SHAPES)
-    assert_beta_exact(samplers.beta(jax.random.key(5), a, b), BETA_SHAPES)
+    assert_beta_exact(beta_j(jax.random.key(5), a, b), BETA_SHAPES)
 
 
 def test_beta_exact_forced_fallback():  # false alarm <= 1e-6 per shape
@@ -101,7 +101,7 @@ def test_beta_exact_forced_fallback():  # false alarm <= 1e-6 per shape
     acc, _ = samplers._cheng_attempt(u1, u2, samplers._beta_consts(a, b))
     assert not bool(jnp.any(acc))
     noise = samplers.BetaNoise(jnp.stack([u1, u2] * 2, axis=-1))
-    assert_beta_exact(samplers.beta(jax.random.key(6), a, b, noise), BETA_REJECTABLE)
+    assert_beta_exact(beta_j(jax.random.key(6), a, b, noise), BETA_REJECTABLE)
 
 
 @pytest.mark.slow
@@ -167,7 +167,7 @@ def test_gamma_exact_predrawn():  # false alarm <= 1e-6 per shape
 
 def test_gamma_exact_noise_none():  # false alarm <= 1e-6 per shape
     a = gamma_grid(GAMMA_SHAPES)
-    assert_gamma_exact(samplers.gamma(jax.random.key(13), a), GAMMA_SHAPES)
+    assert_gamma_exact(gamma_j(jax.random.key(13), a), GAMMA_SHAPES)
 
 
 def test_gamma_exact_forced_fallback():  # false alarm <= 1e-6 per shape
@@ -177,7 +177,7 @@ def test_gamma_exact_forced_fallback():  # false alarm <= 1e-6 per shape
     a = gamma_grid(GAMMA_REJECTABLE)
     noise = samplers.draw_gamma_noise(jax.random.key(16), a.shape)
     noise = noise._replace(normal=jnp.full_like(noise.normal, -1e6))
-    assert_gamma_exact(samplers.gamma(jax.random.key(14), a, noise), GAMMA_REJECTABLE)
+    assert_gamma_exact(gamma_j(jax.random.key(14), a, noise), GAMMA_REJECTABLE)
 
 
 @pytest.mark.slow
@@ -306,7 +306,7 @@ def test_finite_and_in_range_for_extreme_shapes():
     a, b = jnp.meshgrid(vals, vals)
     a = jnp.repeat(a.reshape(-1, 1), 500, axis=1)
     b = jnp.repeat(b.reshape(-1, 1), 500, axis=1)
-    x = samplers.beta(jax.random.key(8), a, b)
+    x = beta_j(jax.random.key(8), a, b)
     assert bool(jnp.all(jnp.isfinite(x) & (x > 0) & (x < 1)))
-    g = samplers.gamma(jax.random.key(9), jnp.repeat(jnp.asarray([1e-3, 0.1, 0.5, 1.0, 2.5, 1e3, 1e6])[:, None], 500, 1))
+    g = gamma_j(jax.random.key(9), jnp.repeat(jnp.asarray([1e-3, 0.1, 0.5, 1.0, 2.5, 1e3, 1e6])[:, None], 500, 1))
     assert bool(jnp.all(jnp.isfinite(g) & (g > 0)))

@@ -50,6 +50,7 @@ def test_same_numbers_on_two_and_three_devices_and_resume_across_them(tmp_path):
     assert [r["devices"] for r in result["ran"]] == [3, 2, 3, 2]  # interrupted on 2, resumed on 3, and back
 
 
+@pytest.mark.slow
 def test_larger_batches_equal_one_device():
     """37 runs (13 on each of 3 devices, 19 and a padded 18 on 2): shards long enough for XLA's vectorized loops and
     their remainders, against the same call on one device."""
@@ -66,6 +67,7 @@ def _two_processes(*args, devices=(2, 1)):
              for i in range(2)]
 
 
+@pytest.mark.slow
 def test_two_processes_equal_one_process_and_resume_per_shard(tmp_path):
     """Two processes (2 and 1 CPU devices, gloo collectives), each checkpointing its own runs: interrupted after
     a chunk, resumed, and the gathered `Results` of each process equal the one-device record."""

@@ -76,6 +76,7 @@ def test_same_seed_same_answer_and_json(tmp_path):
     assert data["b"] == a.b and data["trace"][0]["step"] == 0 and data["format"] == "jaxbandit-tuned"
 
 
+@pytest.mark.slow
 def test_tuner_moves_downhill_from_a_bad_start():
     """From b = 3 (η = 1 then forces c = T/4: near-uniform play) the regret estimate falls and b grows. (From b = 0
     the regret is flat in b, and the noisy gradient moves b slowly: 0 to 0.7 in 12 steps at this size.)"""
