@@ -44,6 +44,14 @@ CASES = {  # family -> (policy, policy params (the NumPy loop's too), privatizer
 }
 
 
+def case_kwargs(params, channel, runs: int, horizon: int) -> dict:
+    """`jaxbandit.simulate`'s keyword arguments for a case (its policy params and channel), the draw's option aside:
+    one chunk, no progress bar."""
+    return dict(env_params={"means": MEANS}, policy_params=params,
+                privatizer="randomized-response" if channel else "identity", privatizer_params=channel,
+                horizon=horizon, runs=runs, progress=False, chunk_steps=horizon)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=1000)
@@ -65,10 +73,8 @@ def main():
             continue
         has_mode = "release" in jb.policies.option_names(name)
         modes = (None, 0) if has_mode else (None,)
-        kws = {mode: dict(env_params={"means": MEANS}, policy_params=params,
-                          policy_options=None if mode is None else {"release": "float"},
-                          privatizer="randomized-response" if channel else "identity", privatizer_params=channel,
-                          horizon=args.horizon, runs=args.runs, progress=False, chunk_steps=args.horizon)
+        kws = {mode: dict(case_kwargs(params, channel, args.runs, args.horizon),
+                          policy_options=None if mode is None else {"release": "float"})
                for mode in modes}
         for kw in kws.values():
             jb.simulate("bernoulli", name, seed=0, **kw)  # compile

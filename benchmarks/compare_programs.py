@@ -28,17 +28,16 @@ RUN_ONE = r"""
 import sys
 sys.path.insert(0, {here!r})
 import jaxbandit as jb
-from bench_families import CASES, MEANS
+from bench_families import CASES, case_kwargs
 name, mode = {name!r}, {mode!r}
 params, channel = next((p, c) for n, p, c in CASES.values() if n == name)
-kw = dict(policy_params=params)
+kw = case_kwargs(params, channel, runs=1000, horizon=2000)
 if mode == "float":
     if "release" in getattr(jb.policies, "option_names", lambda n: ())(name):
         kw["policy_options"] = {{"release": "float"}}
     else:  # jaxbandit 0.3: the float draw was a numeric parameter
         kw["policy_params"] = {{**params, "noise": 0}}
-jb.simulate("bernoulli", name, env_params={{"means": MEANS}}, privatizer="randomized-response" if channel else "identity",
-            privatizer_params=channel, horizon=2000, runs=1000, progress=False, chunk_steps=2000, seed=0, **kw)
+jb.simulate("bernoulli", name, seed=0, **kw)
 """
 
 
