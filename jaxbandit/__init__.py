@@ -15,9 +15,14 @@ Public API::
 Layers (docs/DESIGN.md): `random` and `mechanisms` (run-time privacy mechanisms) below the components (`envs`,
 `privatizers`, `policies`, each private one with its `accounting.Accountant`); the pure `engine` over component
 objects; `spec` (names resolved and validated once); the drivers (`simulate`, `sweep`, `gradients`, `tune`); the
-`audit`s above.
+`audit`s above. Importing jaxbandit turns on JAX's persistent compilation cache in ~/.cache/jaxbandit/xla
+(`compilation_cache`; ``JAXBANDIT_COMPILATION_CACHE=0`` keeps it off).
 """
 from jaxbandit.version import __version__  # noqa: E402
+
+from jaxbandit import compilation_cache  # noqa: E402
+
+compilation_cache.enable()  # before any compilation: compiled programs are reused by later processes
 
 from jaxbandit import (accounting, audit, envs, gradients, mechanisms, policies, privatizers,  # noqa: E402
                        random, types)

@@ -53,6 +53,8 @@ class Results:
       grid: ordered ``{axis name: values}`` of the swept parameters (empty for `simulate`).
       config: everything needed to re-run (registry names, parameters, seed, versions).
       seconds: wall time of the simulation (compilation included).
+      compile_seconds: the part of ``seconds`` spent compiling or loading compiled programs (0 where a compiled
+        program was reused in memory; a resumed run counts only this process's).
       checkpoint: the checkpoint file a run kept (``keep_checkpoint=True``), else ``None``; not saved.
     """
 
@@ -63,6 +65,7 @@ class Results:
     grid: dict
     config: dict
     seconds: float = 0.0
+    compile_seconds: float = 0.0
     checkpoint: str | None = None
 
     @property
@@ -127,14 +130,18 @@ class Results:
             yield coords, self.sel(**coords)
 
     def summary(self) -> dict:
-        """Final mean and standard error of both regrets (for a result without grid axes)."""
+        """Final mean and standard error of both regrets (for a result without grid axes), and timing:
+        ``agent_steps_per_second`` with compilation included, ``simulation_agent_steps_per_second`` without it."""
         if self.grid:
             raise ValueError("summary() needs a single configuration; use sel() or points() on a sweep")
+        simulating = self.seconds - self.compile_seconds
         return {"final_regret_mean": float(self.mean()[-1]), "final_regret_se": float(self.se()[-1]),
                 "final_realized_regret_mean": float(self.mean("regret")[-1]),
                 "final_realized_regret_se": float(self.se("regret")[-1]),
                 "runs": self.runs, "horizon": self.horizon, "seconds": self.seconds,
-                "agent_steps_per_second": self.runs * self.horizon / self.seconds if self.seconds else None}
+                "agent_steps_per_second": self.runs * self.horizon / self.seconds if self.seconds else None,
+                "compile_seconds": self.compile_seconds,
+                "simulation_agent_steps_per_second": self.runs * self.horizon / simulating if simulating > 0 else None}
 
     def __repr__(self) -> str:
         c = self.config
@@ -156,7 +163,7 @@ class Results:
         for ext in (".npz", ".json"):  # both checked before either is written
             checks.writable_file("results file", base + ext)
         meta = {"format": RESULTS_FORMAT, "format_version": RESULTS_VERSION, "config": self.config,
-                "grid": _plain(self.grid), "seconds": self.seconds}
+                "grid": _plain(self.grid), "seconds": self.seconds, "compile_seconds": self.compile_seconds}
 
         def arrays(tmp):
             with open(tmp, "wb") as f:
@@ -204,7 +211,8 @@ class Results:
             raise ValueError(f"results file {base}.npz has inconsistent shapes (t {arrays['t'].shape}, "
                              f"pseudo_regret {curve}, regret {arrays['regret'].shape}, counts "
                              f"{arrays['counts'].shape}, grid {lead}): damaged or not from jaxbandit")
-        return cls(**arrays, grid=grid, config=meta["config"], seconds=meta.get("seconds", 0.0))
+        return cls(**arrays, grid=grid, config=meta["config"], seconds=meta.get("seconds", 0.0),
+                   compile_seconds=meta.get("compile_seconds", 0.0))
 
     def request(self) -> dict:
         """The keyword arguments of `jaxbandit.sweep` that re-create these results (`jaxbandit.rerun` runs them).

@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbandit import checks, sharding
+from jaxbandit import checks, compilation_cache, sharding
 from jaxbandit import spec as specs
 from jaxbandit.engine import (BLOCK, RUNS_AXIS, UNROLL, EngineState, SimParams, batch_spec, init_state, make_advance,
                               record_slots, state_specs)
@@ -148,14 +148,14 @@ def run_spec(spec: Spec, *, runs: int, seed: int = 0, chunk_steps: int | None = 
     grid_shape = spec.grid_shape
     axes = spec.grid
 
-    def to_results(pseudo, realized, counts, upto, seconds):
+    def to_results(pseudo, realized, counts, upto, seconds, compile_seconds=0.0):
         shape = grid_shape + (runs,)
         # contiguous, as a loaded result is: NumPy's reductions (summary statistics) then round alike either way
         layout = lambda x, last: np.ascontiguousarray(np.moveaxis(x, 0, -1).reshape(shape + (last,)))
         return Results(
             t=times[:upto], pseudo_regret=layout(pseudo[:upto], upto), regret=layout(realized[:upto], upto),
             counts=layout(counts, spec.env.num_arms), grid={",".join(p): list(v) for p, v in axes}, config=config,
-            seconds=seconds)
+            seconds=seconds, compile_seconds=compile_seconds)
 
     def describe(n):
         g, r = divmod(int(n), runs)
@@ -168,7 +168,7 @@ def run_spec(spec: Spec, *, runs: int, seed: int = 0, chunk_steps: int | None = 
     out = run_engine(spec.env, spec.policy, spec.privatizer, params, keys, horizon, times, chunk_steps=chunk_steps,
                      progress=progress, checkpoint=checkpoint, fingerprint=fingerprint, describe=describe,
                      unroll=unroll, devices=devices, callback=None if callback is None else
-                     lambda p, r, c, upto, sec: callback(to_results(p, r, c, upto, sec)))
+                     lambda *partial: callback(to_results(*partial)))
     results = to_results(*out)
     if checkpoint and not keep_checkpoint and os.path.exists(checkpoint):
         os.remove(checkpoint)
@@ -207,9 +207,7 @@ MAX_SEED = 2 ** 32 - 1  # JAX keys a seed by its low 32 bits unless x64 is on: l
 def checkpoint_path(fingerprint: str) -> str:
     """Where ``checkpoint="auto"`` keeps a configuration's checkpoint: ``$JAXBANDIT_CACHE/checkpoints``, else
     ``$XDG_CACHE_HOME/jaxbandit/checkpoints``, else ``~/.cache/jaxbandit/checkpoints``."""
-    root = os.environ.get("JAXBANDIT_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "jaxbandit")
-    return os.path.join(root, "checkpoints", f"{fingerprint}.npz")
+    return os.path.join(compilation_cache.root(), "checkpoints", f"{fingerprint}.npz")
 
 
 def check_memory(env, policy, privatizer, params: SimParams, num: int, n_records: int, slots: int,
@@ -342,8 +340,9 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
     """Drive the engine over ``horizon`` steps for the batch ``run_keys`` (params leaves batched last), sharded over
     ``devices`` (what `jaxbandit.sharding.device_mesh` takes; the numbers do not depend on them).
 
-    Returns ``(pseudo[n_rec, N], realized[n_rec, N], counts[K, N], n_rec, seconds)`` as numpy arrays (on every
-    process of a multi-process run). Raises `Interrupted` on Ctrl-C (after the last completed chunk was
+    Returns ``(pseudo[n_rec, N], realized[n_rec, N], counts[K, N], n_rec, seconds, compile_seconds)`` as numpy
+    arrays (on every process of a multi-process run); ``compile_seconds``: the part of ``seconds`` this process spent
+    compiling or loading compiled programs. Raises `Interrupted` on Ctrl-C (after the last completed chunk was
     checkpointed, when there is a checkpoint). Checkpoints hold the N runs without padding, so a run checkpointed
     on some devices resumes on any others; when the runs are split across processes, each process saves the runs
     it simulates in its own file (``checkpoint`` is this process's: `sweep` names it with
@@ -410,6 +409,7 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
     report = _Progress(progress, horizon, num, min(done * BLOCK, horizon), resumable=bool(checkpoint),
                        estimate=not quiet)
     compiled = set()
+    compiling = 0.0
     try:
         while done < total_blocks:
             steps = BLOCK if done < n_full else tail
@@ -417,7 +417,7 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
             if shared:  # chunk lengths come from each process's timings: take process 0's
                 blocks = sharding.agree(blocks, mesh)
             before = int(state.ptr)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), compilation_cache.compile_seconds()
             advance = make_advance(env, policy, privatizer, steps, slots, unroll, mesh)
             state = advance(state, np.int32(blocks), run_keys, params, rec)
             after = int(state.ptr)
@@ -425,6 +425,7 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
             new_real = host(state.realized[before:after])
             seconds = time.perf_counter() - t0
             elapsed += seconds
+            compiling += compilation_cache.compile_seconds() - c0
             for name, arr in (("pseudo-regret", new_pseudo), ("realized regret", new_real)):
                 bad = ~np.isfinite(arr)
                 if bad.any():
@@ -441,7 +442,7 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
                                  "goes on without checkpoints")
                     checkpoint = None
             if callback is not None:
-                callback(host(state.pseudo), host(state.realized), host(state.run.counts), after, elapsed)
+                callback(host(state.pseudo), host(state.realized), host(state.run.counts), after, elapsed, compiling)
             chunks.observe(blocks, seconds, time.perf_counter() - t1, compiled=steps not in compiled)
             compiled.add(steps)
             report.update(min(done * BLOCK, horizon))
@@ -453,16 +454,16 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
         raise Interrupted(_checkpoint_step(checkpoint, horizon) if saved else 0, horizon, saved) from err
     report.close()
     n_rec = int(state.ptr)
-    return host(state.pseudo), host(state.realized), host(state.run.counts), n_rec, elapsed
+    return host(state.pseudo), host(state.realized), host(state.run.counts), n_rec, elapsed, compiling
 
 
 def _run_epochs(spec: Spec, params: SimParams, keys, describe):
     """`run_engine`'s outputs from the epoch-by-epoch simulation (`jaxbandit.epochs`; params batched last)."""
     run = spec.rollout()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), compilation_cache.compile_seconds()
     trace = jax.jit(jax.vmap(run, in_axes=(0, -1)))(keys, params)
     pseudo, realized = np.asarray(trace.pseudo_regret).T, np.asarray(trace.regret).T
-    seconds = time.perf_counter() - t0
+    seconds, compiling = time.perf_counter() - t0, compilation_cache.compile_seconds() - c0
     times = spec.record_times
     for name, arr in (("pseudo-regret", pseudo), ("realized regret", realized)):
         bad = ~np.isfinite(arr)
@@ -470,7 +471,7 @@ def _run_epochs(spec: Spec, params: SimParams, keys, describe):
             row, col = np.argwhere(bad)[0]
             raise FloatingPointError(f"{name} is {arr[row, col]} at t={times[row]} for {describe(col)}; parameters "
                                      "or rewards produced a non-finite value")
-    return pseudo, realized, np.asarray(trace.counts).T, len(times), seconds
+    return pseudo, realized, np.asarray(trace.counts).T, len(times), seconds, compiling
 
 
 class _Progress:
