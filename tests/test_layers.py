@@ -10,7 +10,7 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 
 # bottom to top; a name is a top-level module or package of jaxbandit
 LAYERS = [
-    {"checks", "version"},
+    {"checks", "version", "compilation_cache"},
     {"types", "registry", "random"},
     {"mechanisms", "accounting"},
     {"envs", "privatizers", "policies"},
