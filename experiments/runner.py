@@ -83,7 +83,8 @@ def run(experiment: Experiment, out_dir: str, quick: bool = False, progress: boo
         res, path, loaded = cached_sweep(cfg.kwargs, cache, progress=progress, devices=devices)
         # "already done" is what a user (and the CLI test) looks for when a reproduction is repeated
         log(f"[{i + 1}/{len(configs)}] {cfg.label}: " +
-            (f"already done, loaded {path}.npz" if loaded else f"{time.perf_counter() - t0:.1f}s"))
+            (f"already done, loaded {path}.npz" if loaded else
+             f"{time.perf_counter() - t0:.1f}s ({res.compile_seconds:.1f}s compiling or loading compiled programs)"))
         results[cfg.label] = res
     rows = experiment.summary_rows(results) if experiment.summary_rows is not None else None
     write_summary(results, os.path.join(out_dir, "summary.csv"), rows)
@@ -242,16 +243,22 @@ def write_summary(results: dict, path: str, rows: list | None = None) -> None:
 
 
 def write_timings(results: dict, path: str) -> None:
-    """timings.csv: the simulation wall time (compilation included) and speed of each configuration, apart from
-    summary.csv so that summary.csv is identical between identical reproductions. A configuration served from the
-    cache reports the time of the run that computed it."""
+    """timings.csv: the simulation wall time (compilation included), the part of it spent compiling or loading
+    compiled programs, and the speed of each configuration with compilation and without, apart from summary.csv so
+    that summary.csv is identical between identical reproductions. A configuration served from the cache reports the
+    time of the run that computed it."""
     with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=["label", "seconds", "agent_steps_per_second"])
+        writer = csv.DictWriter(f, fieldnames=["label", "seconds", "compile_seconds", "agent_steps_per_second",
+                                               "simulation_agent_steps_per_second"])
         writer.writeheader()
         for label, res in results.items():
             steps = res.pseudo_regret[..., 0].size * res.horizon
+            simulating = res.seconds - res.compile_seconds
             writer.writerow({"label": label, "seconds": f"{res.seconds:.3f}",
-                             "agent_steps_per_second": f"{steps / res.seconds:.4g}" if res.seconds else ""})
+                             "compile_seconds": f"{res.compile_seconds:.3f}",
+                             "agent_steps_per_second": f"{steps / res.seconds:.4g}" if res.seconds else "",
+                             "simulation_agent_steps_per_second": f"{steps / simulating:.4g}" if simulating > 0
+                             else ""})
 
 
 def _cell(v):

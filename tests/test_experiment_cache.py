@@ -157,7 +157,9 @@ def test_summary_is_deterministic_and_timings_are_apart(tmp_path):
     one, two = ((tmp_path / n / "summary.csv").read_bytes() for n in ("one", "two"))
     assert one == two and b"seconds" not in one
     header, row = (tmp_path / "one" / "timings.csv").read_text().splitlines()
-    assert header == "label,seconds,agent_steps_per_second" and row.startswith("ucb1,") and float(row.split(",")[1]) > 0
+    assert header == "label,seconds,compile_seconds,agent_steps_per_second,simulation_agent_steps_per_second"
+    label, seconds, compiling = row.split(",")[:3]
+    assert label == "ucb1" and 0 <= float(compiling) <= float(seconds) and float(seconds) > 0
     assert titles == [f"{runner.QUICK_STAMP}: Test figure"] * 2
     runner.run(exp, str(tmp_path / "full"), quick=False, progress=False, log=lambda *a: None)
     assert titles[-1] == "Test figure"
