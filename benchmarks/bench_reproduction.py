@@ -26,6 +26,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.dirname(__file__))
+# a first run's wall time: no compiled programs from an earlier run (JAXBANDIT_COMPILATION_CACHE=1 to measure reuse)
+os.environ.setdefault("JAXBANDIT_COMPILATION_CACHE", "0")
 
 from jaxbandit.experiments import runner  # noqa: E402
 

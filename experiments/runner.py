@@ -84,7 +84,7 @@ def run(experiment: Experiment, out_dir: str, quick: bool = False, progress: boo
         # "already done" is what a user (and the CLI test) looks for when a reproduction is repeated
         log(f"[{i + 1}/{len(configs)}] {cfg.label}: " +
             (f"already done, loaded {path}.npz" if loaded else
-             f"{time.perf_counter() - t0:.1f}s ({res.compile_seconds:.1f}s compiling or loading compiled programs)"))
+             f"{time.perf_counter() - t0:.1f}s ({res.compile_seconds or 0:.1f}s compiling or loading compiled programs)"))
         results[cfg.label] = res
     rows = experiment.summary_rows(results) if experiment.summary_rows is not None else None
     write_summary(results, os.path.join(out_dir, "summary.csv"), rows)
@@ -253,9 +253,10 @@ def write_timings(results: dict, path: str) -> None:
         writer.writeheader()
         for label, res in results.items():
             steps = res.pseudo_regret[..., 0].size * res.horizon
-            simulating = res.seconds - res.compile_seconds
+            known = res.compile_seconds is not None  # unknown for results cached before it was recorded
+            simulating = res.seconds - res.compile_seconds if known else 0.0
             writer.writerow({"label": label, "seconds": f"{res.seconds:.3f}",
-                             "compile_seconds": f"{res.compile_seconds:.3f}",
+                             "compile_seconds": f"{res.compile_seconds:.3f}" if known else "",
                              "agent_steps_per_second": f"{steps / res.seconds:.4g}" if res.seconds else "",
                              "simulation_agent_steps_per_second": f"{steps / simulating:.4g}" if simulating > 0
                              else ""})

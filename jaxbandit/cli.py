@@ -189,9 +189,12 @@ def _write_run_outputs(args, res) -> None:
     where = f" on {where} devices" + (f" of {res.config['processes']} processes" if "processes" in res.config else
                                       "") if where > 1 else ""
     rate = s["simulation_agent_steps_per_second"]
-    print(f"  {s['seconds']:.2f} s{where}: {s['compile_seconds']:.2f} s compiling or loading compiled programs, "
-          + (f"{s['seconds'] - s['compile_seconds']:.2f} s simulating at {rate:.3g} agent-steps/s" if rate else
-             "too short to time the simulation apart"))
+    if s["compile_seconds"] is None:  # results saved before compile time was recorded
+        print(f"  {s['seconds']:.2f} s{where}, {s['agent_steps_per_second']:.3g} agent-steps/s (compilation included)")
+    else:
+        print(f"  {s['seconds']:.2f} s{where}: {s['compile_seconds']:.2f} s compiling or loading compiled programs, "
+              + (f"{s['seconds'] - s['compile_seconds']:.2f} s simulating at {rate:.3g} agent-steps/s" if rate else
+                 "too short to time the simulation apart"))
     if args.save:
         res.save(args.save)
     if args.json:

@@ -54,7 +54,8 @@ class Results:
       config: everything needed to re-run (registry names, parameters, seed, versions).
       seconds: wall time of the simulation (compilation included).
       compile_seconds: the part of ``seconds`` spent compiling or loading compiled programs (0 where a compiled
-        program was reused in memory; a resumed run counts only this process's).
+        program was reused in memory; a resumed run counts only this process's; ``None`` for results saved before
+        it was recorded).
       checkpoint: the checkpoint file a run kept (``keep_checkpoint=True``), else ``None``; not saved.
     """
 
@@ -65,7 +66,7 @@ class Results:
     grid: dict
     config: dict
     seconds: float = 0.0
-    compile_seconds: float = 0.0
+    compile_seconds: float | None = None
     checkpoint: str | None = None
 
     @property
@@ -134,14 +135,14 @@ class Results:
         ``agent_steps_per_second`` with compilation included, ``simulation_agent_steps_per_second`` without it."""
         if self.grid:
             raise ValueError("summary() needs a single configuration; use sel() or points() on a sweep")
-        simulating = self.seconds - self.compile_seconds
+        simulating = None if self.compile_seconds is None else self.seconds - self.compile_seconds
         return {"final_regret_mean": float(self.mean()[-1]), "final_regret_se": float(self.se()[-1]),
                 "final_realized_regret_mean": float(self.mean("regret")[-1]),
                 "final_realized_regret_se": float(self.se("regret")[-1]),
                 "runs": self.runs, "horizon": self.horizon, "seconds": self.seconds,
                 "agent_steps_per_second": self.runs * self.horizon / self.seconds if self.seconds else None,
                 "compile_seconds": self.compile_seconds,
-                "simulation_agent_steps_per_second": self.runs * self.horizon / simulating if simulating > 0 else None}
+                "simulation_agent_steps_per_second": self.runs * self.horizon / simulating if simulating else None}
 
     def __repr__(self) -> str:
         c = self.config
@@ -212,7 +213,7 @@ class Results:
                              f"pseudo_regret {curve}, regret {arrays['regret'].shape}, counts "
                              f"{arrays['counts'].shape}, grid {lead}): damaged or not from jaxbandit")
         return cls(**arrays, grid=grid, config=meta["config"], seconds=meta.get("seconds", 0.0),
-                   compile_seconds=meta.get("compile_seconds", 0.0))
+                   compile_seconds=meta.get("compile_seconds"))
 
     def request(self) -> dict:
         """The keyword arguments of `jaxbandit.sweep` that re-create these results (`jaxbandit.rerun` runs them).

@@ -425,7 +425,7 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
             new_real = host(state.realized[before:after])
             seconds = time.perf_counter() - t0
             elapsed += seconds
-            compiling += compilation_cache.compile_seconds() - c0
+            compiling += min(compilation_cache.compile_seconds() - c0, seconds)  # process-wide: other threads too
             for name, arr in (("pseudo-regret", new_pseudo), ("realized regret", new_real)):
                 bad = ~np.isfinite(arr)
                 if bad.any():
@@ -463,7 +463,8 @@ def _run_epochs(spec: Spec, params: SimParams, keys, describe):
     t0, c0 = time.perf_counter(), compilation_cache.compile_seconds()
     trace = jax.jit(jax.vmap(run, in_axes=(0, -1)))(keys, params)
     pseudo, realized = np.asarray(trace.pseudo_regret).T, np.asarray(trace.regret).T
-    seconds, compiling = time.perf_counter() - t0, compilation_cache.compile_seconds() - c0
+    seconds = time.perf_counter() - t0
+    compiling = min(compilation_cache.compile_seconds() - c0, seconds)
     times = spec.record_times
     for name, arr in (("pseudo-regret", pseudo), ("realized regret", realized)):
         bad = ~np.isfinite(arr)
