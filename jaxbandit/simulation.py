@@ -148,7 +148,7 @@ def run_spec(spec: Spec, *, runs: int, seed: int = 0, chunk_steps: int | None = 
     grid_shape = spec.grid_shape
     axes = spec.grid
 
-    def to_results(pseudo, realized, counts, upto, seconds, compile_seconds=0.0):
+    def to_results(pseudo, realized, counts, upto, seconds, compile_seconds):
         shape = grid_shape + (runs,)
         # contiguous, as a loaded result is: NumPy's reductions (summary statistics) then round alike either way
         layout = lambda x, last: np.ascontiguousarray(np.moveaxis(x, 0, -1).reshape(shape + (last,)))
