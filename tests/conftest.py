@@ -5,7 +5,6 @@ checks, quick experiment reproductions, notebooks, the README run as written, th
 with ``--runslow``; CI runs them after the default suite (`.ci/run`: ``pytest -q --runslow -m slow``; 25 minutes,
 40 in all). Tests marked ``gpu`` need an accelerator and are skipped without one."""
 import os
-import shutil
 import tempfile
 
 import pytest
@@ -19,15 +18,14 @@ os.environ["JAXBANDIT_CACHE"] = tempfile.mkdtemp(prefix="jaxbandit-tests-")
 # it is keyed by the program, jaxlib version and compile options, so a hit runs the same executable bit for bit.
 os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", os.path.join(os.path.dirname(__file__), "..", ".pytest_cache", "xla"))
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
-_XLA_CACHE_LIMIT = 2 << 30  # bytes; JAX never evicts (without filelock), so a run drops a cache grown past this
+_XLA_CACHE_LIMIT = 2 << 30  # bytes; JAX never evicts (without filelock): a run prunes a cache grown past this
 
 
 def pytest_configure(config):
     if hasattr(config, "workerinput"):  # an xdist worker: its controller has checked
         return
-    path = os.environ["JAX_COMPILATION_CACHE_DIR"]
-    if os.path.isdir(path) and sum(e.stat().st_size for e in os.scandir(path) if e.is_file()) > _XLA_CACHE_LIMIT:
-        shutil.rmtree(path, ignore_errors=True)
+    from jaxbandit import compilation_cache  # the suite's cache is set for JAX above, so jaxbandit leaves it alone
+    compilation_cache.prune(os.environ["JAX_COMPILATION_CACHE_DIR"], _XLA_CACHE_LIMIT)  # oldest entries first
 
 
 def pytest_addoption(parser):
