@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import jaxbandit as jb
 from jaxbandit import compilation_cache
@@ -35,6 +36,7 @@ def _python(code, tmp_path, **env):
     return out
 
 
+@pytest.mark.slow  # three fresh processes that compile (about 12 s): the default suite keeps the cheaper checks
 def test_second_process_loads_the_programs_and_gets_the_same_numbers(tmp_path):
     first = json.loads(_python(RUN, tmp_path).stdout.splitlines()[-1])
     folder = tmp_path / "cache" / "xla"
