@@ -1,5 +1,5 @@
 """The cost of the floating-point-safe noise (issue 17): each policy with Laplace releases or Gaussian draws run
-through the engine with its default release (the discrete Laplace release, 32 random words per release, or the
+through the engine with its default release (the discrete Laplace release, 5 random words per release, or the
 Gaussian draw with tails to 2^-73, 3 words per draw) and ``release="float"`` (the float draw, one word), in one process and
 alternating, with Gaussian TS's float draw as a reference. Compilation is excluded (a
 warm-up call of each first); each variant is timed ``--rounds`` times and the best of each is compared, in

@@ -365,7 +365,7 @@ def test_elimination_rollout_equals_the_step_engine_on_deterministic_rewards(nam
 def test_elimination_rollout_has_the_law_of_the_step_engine(name, theta, T):
     """Pareto arms, scaled constants (epochs end within T): 150 runs of each simulation, final regret means within
     5 combined standard errors (false alarm 6e-7 under the normal approximation). The float release: the two
-    simulators share the release code whatever it is, and the discrete one costs 32 random words a report
+    simulators share the release code whatever it is, and the discrete one costs five random words a report
     (tests/test_noise.py compares the modes' regret)."""
     u = he.instance_u(S1, 0.9)
     env, ep = envs.make("pareto", means=S1, v=0.9)

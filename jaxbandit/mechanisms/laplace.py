@@ -17,16 +17,25 @@ function of the integer) are post-processing. Grid: Λ = 2^(⌊log₂ b⌋ − G
 noise in value units has scale b·Λ·Δ_u/Δ ≤ b(1 + Λ/Δ) ≤ b(1 + 2^-GRID_BITS/ε₀): 0.8% more than b at ε₀ = 0.03 (a
 tree-counter node at ε = 1), 0.02% at ε₀ = 1. ε_u also carries a margin of 2^-10.
 
-Sampler, with a law that can be computed exactly. Z = G₁ − G₂, G geometric (P(G = g) ∝ e^{−ε_u g}) written as
-G = M·A + B with M = 2^m, m = min(⌊−log₂ ε_u⌋, M_BITS), A and B independent:
-  * A ~ geometric of parameter M·ε_u ∈ [½, 1): A = ⌊E/(M ε_u)⌋, E = −log U, U from 64 random bits (so E ≤ 44.4
-    and the law is cut at ~2^-64); at spacing ≥ ½ the float32 rounding of E moves the probabilities by ~1e-7;
+Sampler, with a law that can be computed exactly. Z = G if S = 0, −(1 + G) if S = 1, with G geometric (P(G = g)
+∝ q^g, q = e^{−ε_u}) and S ~ Bernoulli(q/(1 + q)) = Bernoulli(σ(−ε_u)) independent of G: then P(Z = z) ∝ q^|z| on all
+of ℤ (one geometric and one bit, where G₁ − G₂ took two geometrics). G = M·A + B with M = 2^m,
+m = min(⌊−log₂ ε_u⌋, M_BITS), A and B independent:
+  * A ~ geometric of parameter M·ε_u ∈ [½, 1): A = ⌊E/(M ε_u)⌋, E = −log U, U from 64 random bits (words 0, 1; so
+    E ≤ 44.4 and the law is cut at ~2^-64); at spacing ≥ ½ the float32 rounding of E moves the probabilities by
+    ~1e-7;
   * B = Σ_{j<m} 2^j B_j on [0, M), P(B = b) ∝ e^{−ε_u b} exactly when the bits are independent Bernoulli of
-    p_j = σ(−2^j ε_u): each bit compares one 32-bit word with ⌈p_j 2^32⌋.
-So a release takes 2·(2 + M_BITS) = 32 words where the float one takes one. `realized_tail_of_a`,
-`realized_bits` and `realized_pmf` give the law of G as this float32 code realizes it, from exact counts over
-the 2^64 inputs, and `realized_delta` the δ(ε₀) of the release as realized (tests/test_noise.py: ~1e-19, from the
-cut far tail, where few 64-bit inputs remain).
+    p_j = σ(−2^j ε_u).
+S and the B_j are Bernoulli(T/2^32) for 32-bit thresholds T = ⌈p·2^32⌋, decided by lazy comparison on one stream of
+bits (words 2..4, 96 bits): a bit is 1 iff the next 32 bits of the stream, read as an integer, are below T, and the
+comparison consumes the stream only up to the first bit where they differ from T (two bits on average). The bits
+after that stopping time are fresh and independent of the decision, so the next comparison reads them: the m + 1
+bits take ~30 of the 96 bits, and the stream runs out (its end reads as zeros) with probability below 2e-13, which
+moves no P(S = s, B = b) by more than 1e-9 relative, far inside ε_u's margin. So a release takes WORDS = 5 random words
+(it took 32 with one word per bit and two geometrics; the float one takes one). `realized_pmf` gives the law of Z
+as this code realizes it, from exact counts over all inputs (A's 2^64 by bisection, the stream's 2^96 by dynamic
+programming over its stopping times), and `realized_delta` the δ(ε₀) of the release as realized
+(tests/test_noise.py: ~1e-19, from the cut far tail, where few 64-bit inputs remain).
 
 What it does not cover: |x − x'| ≤ Δ must hold for the value as computed — exactly for integer sums below 2^24
 (Bernoulli rewards), and for float rewards up to the rounding of their sum.
@@ -47,12 +56,13 @@ from jaxbandit.random import threefry
 
 __all__ = ["RELEASES", "GRID_BITS", "M_BITS", "WORDS", "Noise", "draw", "with_words", "at_arm", "laplace_of",
            "resolved", "DeferredLaplace", "grid", "discrete_laplace", "discrete_release", "released",
-           "realized_tail_of_a", "realized_bits", "realized_pmf", "realized_delta"]
+           "realized_tail_of_a", "realized_thresholds", "realized_stream_law", "realized_pmf", "realized_delta"]
 
 RELEASES = ("discrete", "float")  # a policy's ``release`` option: the floating-point-safe default, the papers' draw
 GRID_BITS = 12              # Λ = 2^(⌊log₂ b⌋ − 12): ε_u ≤ 2^-12
 M_BITS = 14                 # B's bits: enough for ε_u ≥ 2^-15, i.e. ε₀ ≥ 2^-13 (smaller ε₀: A's spacing shrinks)
-WORDS = 2 * (2 + M_BITS)    # 32-bit words per release
+POOL_WORDS = 3              # the stream of the lazy comparisons: 96 bits for ~30 used
+WORDS = 2 + POOL_WORDS      # 32-bit words per release: A's 64-bit uniform, then the stream
 EPS_MARGIN = 1 - 2.0 ** -10  # ε_u's margin over the float32 rounding of the sampler's probabilities
 
 
@@ -218,29 +228,56 @@ def _split(eps_u):
     return m, eps_u * _pow2(m)                   # = ldexp(ε_u, m), m ≥ 0
 
 
+def _threshold(p):
+    """⌈p·2^32⌋ (uint32) from a float32 probability, below 2^32 (a comparison with it is Bernoulli(T/2^32))."""
+    return jnp.minimum(jnp.rint(p * jnp.float32(2.0 ** 32)), jnp.float32(2.0 ** 32 - 256)).astype(jnp.uint32)
+
+
 def _bit_thresholds(eps_u):
     """uint32 thresholds of B's bits j < M_BITS: ⌈σ(−2^j ε_u)·2^32⌋ (float32, then rounded); 0 for j ≥ m."""
     m, _ = _split(eps_u)
     j = jnp.arange(M_BITS)
-    p = jax.nn.sigmoid(-(jnp.asarray(eps_u, jnp.float32)[..., None] * _POW2_BITS))
-    t = jnp.minimum(jnp.rint(p * jnp.float32(2.0 ** 32)), jnp.float32(2.0 ** 32 - 256)).astype(jnp.uint32)
+    t = _threshold(jax.nn.sigmoid(-(jnp.asarray(eps_u, jnp.float32)[..., None] * _POW2_BITS)))
     return jnp.where(j < m[..., None], t, jnp.uint32(0))
 
 
-def _geometric(words, eps_u):
-    """G = M·A + B from uint32[..., 2 + M_BITS] ``words`` (module docstring)."""
-    m, spacing = _split(eps_u)
-    a = jnp.floor(-jnp.log(_uniform64(words[..., 0], words[..., 1])) / spacing).astype(jnp.int32)
-    bits = (words[..., 2:] < _bit_thresholds(eps_u)).astype(jnp.int32)
-    b = jnp.sum(bits << jnp.arange(M_BITS, dtype=jnp.int32), axis=-1)
-    return (a << m) + b
+def _sign_threshold(eps_u):
+    """uint32 threshold of the sign bit S: ⌈σ(−ε_u)·2^32⌋ (B's bit 0 threshold where m ≥ 1)."""
+    return _threshold(jax.nn.sigmoid(-jnp.asarray(eps_u, jnp.float32)))
+
+
+def _lazy_bernoullis(stream, thresholds):
+    """Σ_j 2^j·[stream's next 32 bits < t_j] (uint32) for the thresholds t_j (uint32[..., n], n ≤ 32) in order,
+    consuming the stream (uint32[..., words], most significant bit first) only up to each comparison's first
+    differing bit; a threshold 0 is skipped (bit 0, nothing consumed). The stream's end reads as zeros (XLA shifts
+    by 32 give 0). One packed output, so XLA fuses the chain once (a stack of n outputs recomputed its prefix in
+    each)."""
+    words = [stream[..., i] for i in range(stream.shape[-1])]
+    out = jnp.zeros(words[0].shape, jnp.uint32)
+    for j in range(thresholds.shape[-1]):
+        t = thresholds[..., j]
+        out = out | ((words[0] < t).astype(jnp.uint32) << j)
+        used = jnp.where(t > 0, jnp.minimum(jax.lax.clz(words[0] ^ t) + 1, 32), 0).astype(jnp.uint32)
+        back = jnp.uint32(32) - used
+        words = [(w << used) | (nxt >> back) for w, nxt in zip(words[:-1], words[1:])] + [words[-1] << used]
+    return out
+
+
+def _thresholds(eps_u):
+    """The lazy comparisons' thresholds in stream order: S, then B_0 .. B_{M_BITS−1} (uint32[..., 1 + M_BITS])."""
+    eps_u = jnp.asarray(eps_u, jnp.float32)
+    return jnp.concatenate([_sign_threshold(eps_u)[..., None], _bit_thresholds(eps_u)], axis=-1)
 
 
 def discrete_laplace(bits, eps_u):
-    """Z = G₁ − G₂ (int32), P(Z = z) ∝ exp(−ε_u |z|), from uint32[..., WORDS] ``bits``."""
+    """Z (int32), P(Z = z) ∝ exp(−ε_u |z|), from uint32[..., WORDS] ``bits`` (module docstring: Z = G or −(1 + G)
+    by the sign bit S, G = M·A + B)."""
     eps_u = jnp.asarray(eps_u, jnp.float32)
-    half = WORDS // 2
-    return _geometric(bits[..., :half], eps_u) - _geometric(bits[..., half:], eps_u)
+    m, spacing = _split(eps_u)
+    a = jnp.floor(-jnp.log(_uniform64(bits[..., 0], bits[..., 1])) / spacing).astype(jnp.int32)
+    coins = _lazy_bernoullis(bits[..., 2:], _thresholds(eps_u)).astype(jnp.int32)   # S + 2·B
+    g = (a << m) + (coins >> 1)
+    return jnp.where((coins & 1) == 1, -1 - g, g)
 
 
 def grid(scale, sensitivity):
@@ -283,7 +320,7 @@ def _u_at(n: int) -> float:
 
 
 def realized_tail_of_a(eps_u: float) -> np.ndarray:
-    """P(A ≥ a), a = 0, 1, ..., exactly as `_geometric` realizes it: A is non-increasing in the 64-bit input n, so
+    """P(A ≥ a), a = 0, 1, ..., exactly as `discrete_laplace` realizes it: A is non-increasing in the 64-bit input n, so
     {A ≥ a} = {n ≤ n_a}, found by bisection with the sampler's own float32 code (jax's log), counted over 2^64."""
     _, spacing = _split(eps_u)
     a_of = jax.jit(lambda u: jnp.floor(-jnp.log(u) / spacing).astype(jnp.int32))
@@ -300,33 +337,63 @@ def realized_tail_of_a(eps_u: float) -> np.ndarray:
     return np.asarray(tail)
 
 
-def realized_bits(eps_u: float) -> tuple[int, np.ndarray]:
-    """(m, P(B_j = 1) for j < m) exactly as realized: the thresholds over 2^32."""
+def realized_thresholds(eps_u: float) -> tuple[int, np.ndarray]:
+    """(m, the lazy comparisons' thresholds in stream order as Python ints: S, then B_j for j < m)."""
     m, _ = _split(eps_u)
-    t = np.asarray(_bit_thresholds(jnp.float32(eps_u)), np.float64)
-    return int(m), t[: int(m)] / 2.0 ** 32
+    t = [int(v) for v in np.asarray(_thresholds(jnp.float32(eps_u)))]
+    return int(m), np.asarray(t[: 1 + int(m)], dtype=object)
 
 
-def realized_pmf(eps_u: float) -> np.ndarray:
-    """P(G = g), g = 0 .. max, of the sampler as realized (float64; feasible for coarse ε_u: G < 45·2^m/…)."""
+def realized_stream_law(thresholds, words: int = POOL_WORDS) -> np.ndarray:
+    """P(outcomes = o) for o = Σ_j 2^j o_j, o_j the j-th lazy comparison's result (`_lazy_bernoullis`), counted
+    exactly over the stream's 2^(32·words) inputs (float64): a distribution over (outcomes so far, bits consumed)
+    advanced one comparison at a time. A comparison at offset s with r = 32·words − s bits left stops at its
+    l-th bit (l ≤ min(r, 32)) with probability 2^-l and returns T's l-th bit; at l = 32 the stream may also equal T
+    (2^-32, result 0). With r < 32 and all r bits equal to T's (2^-r), the zeros past the end decide: 1 iff T has a
+    set bit after its r-th, and the stream is spent, after which every comparison returns T > 0."""
+    bits = 32 * int(words)
+    spent = bits + 1                                   # the offset "past the end"
+    law = np.zeros((1, bits + 2))
+    law[0, 0] = 1.0
+    for t in (int(v) for v in thresholds):
+        if t == 0:                                           # skipped: nothing consumed, result 0
+            law = np.concatenate([law, np.zeros_like(law)], axis=0)
+            continue
+        one, zero = np.zeros_like(law), np.zeros_like(law)
+        tbit = [(t >> (32 - l)) & 1 for l in range(1, 33)]   # T's l-th bit from the top, l = 1..32
+        for s_ in range(bits + 1):
+            col = law[:, s_]
+            if not col.any():
+                continue
+            r = bits - s_
+            for l in range(1, min(r, 32) + 1):
+                (one if tbit[l - 1] else zero)[:, s_ + l] += col * 2.0 ** -l
+            if r >= 32:
+                zero[:, s_ + 32] += col * 2.0 ** -32           # all 32 equal: not below T
+            else:
+                rest = t & ((1 << (32 - r)) - 1)              # T's bits after the r-th, against zeros
+                (one if rest else zero)[:, spent] += col * 2.0 ** -r
+        one[:, spent] += law[:, spent]                       # past the end: 0 < T
+        law = np.concatenate([zero, one], axis=0)            # index += 2^j·(result j)
+    return law.sum(axis=1)
+
+
+def realized_pmf(eps_u: float) -> tuple[int, np.ndarray]:
+    """(z₀, P(Z = z₀ + i) for i = 0, 1, ...): the law of the sampler's Z as realized (float64), from A's tail
+    (`realized_tail_of_a`) and the stream's joint law of S and B (`realized_stream_law`); z₀ = −(1 + max G).
+    Feasible for the production grids (G < 90·2^14)."""
     tail = realized_tail_of_a(eps_u)
     pa = tail - np.append(tail[1:], 0.0)
-    m, p = realized_bits(eps_u)
-    pb = np.ones(1)
-    for j in range(m):  # B's law: the product of its bits' Bernoulli laws, bit j at weight 2^j
-        step = np.zeros(2 ** (j + 1))
-        step[: 2 ** j] = pb * (1 - p[j])
-        step[2 ** j:] = pb * p[j]
-        pb = step
-    return np.outer(pa, pb).ravel()  # g = a·2^m + b
-
-
+    m, thresholds = realized_thresholds(eps_u)
+    joint = realized_stream_law(thresholds).reshape(1 << m, 2)   # outcome index o = S + 2·B
+    g_pos = np.outer(pa, joint[:, 0]).ravel()                   # P(G = g, S = 0), g = a·2^m + b
+    g_neg = np.outer(pa, joint[:, 1]).ravel()                   # P(G = g, S = 1)
+    return -len(g_neg), np.concatenate([g_neg[::-1], g_pos])    # z = −(1 + g) for S = 1, g for S = 0
 def realized_delta(eps_u: float, units: int, epsilon: float) -> float:
-    """δ(ε) of Z = G₁ − G₂ as realized, against integer shifts d = 1..``units``: the largest hockey-stick divergence
+    """δ(ε) of Z as realized, against integer shifts d = 1..``units``: the largest hockey-stick divergence
     Σ_z (P(z) − e^ε P(z − d))₊ over d and both directions (the mechanism as realized is (ε, δ(ε))-DP for these
     neighbours). The law's far tail (U near 2^-64, where few inputs remain) is what makes it positive."""
-    pmf = realized_pmf(eps_u)
-    pz = np.convolve(pmf, pmf[::-1])
+    _, pz = realized_pmf(eps_u)
     worst = 0.0
     for d in range(1, int(units) + 1):
         shifted = np.concatenate([np.zeros(d), pz])   # P(z − d) on the grid of z, extended by d
@@ -334,4 +401,3 @@ def realized_delta(eps_u: float, units: int, epsilon: float) -> float:
         worst = max(worst, float(np.sum(np.maximum(base - np.exp(epsilon) * shifted, 0.0))),
                     float(np.sum(np.maximum(shifted - np.exp(epsilon) * base, 0.0))))
     return worst
-

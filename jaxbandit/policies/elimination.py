@@ -69,7 +69,7 @@ def dp_se(num_arms: int, *, release: str = "discrete") -> Policy:
     """DP-SE: ε-DP successive elimination (Sajed & Sheffet 2019; see the module docstring for the rule).
 
     Written on `phased` with one global phase per epoch, R_e·|S| pulls long (round-robin); with one arm left the
-    phase never ends. The discrete release's words (32 per arm) are drawn at the epoch's end from that step's key,
+    phase never ends. The discrete release's words (`laplace_noise.WORDS` per arm) are drawn at the epoch's end from that step's key,
     not for every step (`laplace_noise.with_words`): releases are rare, so the engine runs DP-SE about as fast as
     UCB1 (benchmarks/RESULTS.md). ``release``: ``"discrete"`` (floating-point safe, default) or ``"float"`` (the
     papers' float Laplace draw, deferred to where it is read: the same numbers as a per-step draw)."""

@@ -169,7 +169,7 @@ def when(pred, fn: Callable, operands: tuple, otherwise):
     shapes and dtypes), computing ``fn`` only when needed, also under ``jax.vmap``.
 
     A ``lax.cond`` on a batched predicate becomes a select that computes ``fn`` for every run at every step. A
-    phase's release (the noisy means of every arm of DP-SE, with the discrete Laplace mechanism's 32 words each)
+    phase's release (the noisy means of every arm of DP-SE, with the discrete Laplace mechanism's five words each)
     is needed only at the rare steps where a run's phase ends, so the batching rule asks the batch instead: if
     any run's ``pred`` holds, ``fn`` runs for the whole batch and each run keeps its own value (``jnp.where``, as
     if computed every step: the same numbers); if none does, the step skips it. It pays where phase ends are
