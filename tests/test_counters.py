@@ -229,7 +229,65 @@ def test_hybrid_counter_is_the_dp_ucb_counter():
     policy, params = policies.make("dp-ucb", 3)
     state = policy.init(params)
     assert isinstance(state.counter, counters.HybridState)
-    assert state.counter.alpha.shape == (3, counters.LEVELS)
+    assert state.counter.noisy.shape == (3, counters.LEVELS)
+
+
+def reference_hybrid(x, laplace, epsilon):
+    """The hybrid counter written from its definition (module docstring), in Python floats: the p-sums of the
+    epoch's binary mechanism by level, absorbed and released as they complete, the logarithmic segments at the
+    powers of two. Returns every release Ŝ_1..Ŝ_n (float release)."""
+    out, total, log_noise, anchor, alpha, alpha_hat = [], 0.0, 0.0, 0.0, {}, {}
+    for n, (xi, lap) in enumerate(zip(x, laplace), start=1):
+        total += xi
+        k = n.bit_length() - 1
+        if n == 1 << k:                                  # logarithmic segment; a new epoch
+            log_noise += 2 / epsilon * lap
+            anchor, alpha, alpha_hat = total + log_noise, {}, {}
+        else:
+            r = n - (1 << k)
+            i = (r & -r).bit_length() - 1                # the level of the p-sum item n completes
+            merged = xi + sum(alpha.pop(j) for j in range(i))
+            for j in range(i):
+                alpha_hat.pop(j)
+            alpha[i], alpha_hat[i] = merged, merged + 2 * k / epsilon * lap
+        out.append(anchor + sum(alpha_hat.values()))
+    return np.asarray(out)
+
+
+@pytest.mark.parametrize("integer", [True, False])
+def test_hybrid_counter_is_its_definition(integer):
+    """The stack form (one position read and one written per insertion) releases what the definition releases
+    over 700 items (epochs 0..9), float release: for 0/1 items up to the float32 rounding of the noisy
+    sums, within 1e-5 relatively for float items."""
+    rng = np.random.default_rng(7)
+    n, eps = 700, 0.8
+    x = (rng.random(n) < 0.4).astype(np.float32) if integer else rng.random(n).astype(np.float32)
+    lap = rng.laplace(size=n).astype(np.float32)
+    got = np.asarray(releases(counters.HYBRID, jnp.asarray(x), jnp.asarray(lap), eps), np.float64)
+    want = reference_hybrid(x.astype(np.float64), lap.astype(np.float64), eps)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-3)
+
+
+def test_hybrid_segment_skipped_where_no_counter_needs_it_gives_the_same_numbers():
+    """``when`` (DP-UCB's: `phased.when`, which skips the logarithmic segment's release for a batch none of whose
+    runs is at a power of two) changes no number, float or discrete release, batched over runs."""
+    from jaxbandit.mechanisms import laplace as laplace_noise
+    from jaxbandit.policies.phased import when
+    runs, arms, n = 4, 3, 70
+    key = jax.random.key(2)
+    x = (jax.random.uniform(key, (n, runs, arms)) < 0.5).astype(jnp.float32)
+    for release in laplace_noise.RELEASES:
+        noise = laplace_noise.draw(jax.random.fold_in(key, 1), (n, runs, arms), release)
+
+        def run(skip):
+            def step(state, inputs):
+                xi, lap = inputs
+                insert = lambda st, xr, lr: counters.hybrid_insert(st, xr, lr, 0.7, when=when if skip else None)
+                state = jax.vmap(insert)(state, xi, lap)
+                return state, counters.hybrid_release(state)
+            return jax.lax.scan(step, counters.hybrid_init((runs, arms)), (x, noise))[1]
+
+        np.testing.assert_array_equal(np.asarray(jax.jit(lambda: run(True))()), np.asarray(jax.jit(lambda: run(False))()))
 
 
 def test_accounting_rejects_streams_it_does_not_describe():

@@ -99,14 +99,20 @@ def _masked(new, old, mask):
 # ------------------------------------------------------------------------------------------------ hybrid counter
 
 class HybridState(NamedTuple):
-    """One hybrid counter (leading axes, e.g. arms, broadcast through every field)."""
+    """One hybrid counter (leading axes, e.g. arms, broadcast through every field).
+
+    The live p-sums of an epoch form a stack (the set bits of r, the lowest level on top): an insertion pops the
+    levels below its node's and pushes the node, so the state keeps prefix sums by stack position and an insertion
+    reads one position and writes one, whatever the number of levels (it read and rewrote every level)."""
 
     n: jax.Array          # int32: items inserted
     total: jax.Array      # float: exact running sum (never released)
-    log_noise: jax.Array  # float: accumulated noise of the logarithmic mechanism
+    log_noise: jax.Array  # float: accumulated noise of the logarithmic mechanism (the float release's)
     anchor: jax.Array     # float: Ŝ at the last power of two (released)
-    alpha: jax.Array      # float[..., LEVELS]: exact p-sums of the current epoch
-    alpha_hat: jax.Array  # float[..., LEVELS]: their noisy releases (0 where merged or unused)
+    exact: jax.Array      # float[..., LEVELS]: exact sum of the live p-sums below each stack position (0 at 0)
+    noisy: jax.Array      # float[..., LEVELS]: the sum of their noisy releases below each stack position (0 at 0)
+    epoch_exact: jax.Array  # float: the exact sum of all live p-sums (the epoch's items so far)
+    epoch_noisy: jax.Array  # float: the sum of their noisy releases (Ŝ_n = anchor + epoch_noisy)
 
 
 def hybrid_init(shape=(), dtype=None) -> HybridState:
@@ -114,13 +120,34 @@ def hybrid_init(shape=(), dtype=None) -> HybridState:
     dtype = dtype or jnp.zeros(()).dtype
     zeros = jnp.zeros(shape, dtype)
     levels = jnp.zeros(tuple(shape) + (LEVELS,), dtype)
-    return HybridState(jnp.zeros(shape, jnp.int32), zeros, zeros, zeros, levels, levels)
+    return HybridState(jnp.zeros(shape, jnp.int32), zeros, zeros, zeros, levels, levels, zeros, zeros)
 
 
-def hybrid_insert(state: HybridState, x, laplace, epsilon, mask=True, sensitivity=1.0) -> HybridState:
+def _at(stack, position):
+    """``stack[..., position]`` for a position per counter (int32 of the counters' leading shape): a dynamic index,
+    a gather under ``vmap`` (20x faster on XLA:CPU than a one-hot sum over the levels, benchmarks/RESULTS.md)."""
+    position = jnp.asarray(position)
+    if position.ndim:
+        return jax.vmap(_at)(stack, position)
+    return jax.lax.dynamic_index_in_dim(stack, position, axis=stack.ndim - 1, keepdims=False)
+
+
+def _set(stack, position, value):
+    """``stack`` with ``value`` at ``position`` (per counter, as `_at`)."""
+    position = jnp.asarray(position)
+    if position.ndim:
+        return jax.vmap(_set)(stack, position, jnp.broadcast_to(value, position.shape))
+    return jax.lax.dynamic_update_index_in_dim(stack, value, position, axis=stack.ndim - 1)
+
+
+def hybrid_insert(state: HybridState, x, laplace, epsilon, mask=True, sensitivity=1.0, when=None) -> HybridState:
     """Insert item ``x`` where ``mask`` holds. ``laplace``: one standard Laplace draw per counter (the only
     randomness an insertion uses); ε = ∞ gives the exact counter. ``sensitivity`` Δ (default 1, items in [0, 1])
-    multiplies the scale of the noise this insertion adds: 2Δ/ε at a power of two, 2kΔ/ε in epoch k."""
+    multiplies the scale of the noise this insertion adds: 2Δ/ε at a power of two, 2kΔ/ε in epoch k.
+    ``when``: how the logarithmic segment's release, needed only at powers of two, is skipped elsewhere
+    (``when(pred, fn, operands, otherwise)``, e.g. `jaxbandit.policies.phased.when`, which skips it for a batch
+    of runs none of which is at a power of two); default: computed at every insertion and selected. The same
+    numbers either way."""
     dtype = state.total.dtype
     x = jnp.asarray(x, dtype)
     eps = jnp.asarray(epsilon, dtype)
@@ -129,33 +156,37 @@ def hybrid_insert(state: HybridState, x, laplace, epsilon, mask=True, sensitivit
     total = state.total + x
     power_of_two = (n & (n - 1)) == 0
     k = _floor_log2(n)
-    r = n - (1 << k)
-    i = jax.lax.population_count((r & -r) - 1)  # lowest set bit of r (0 < r < 2^k in a binary step)
-    levels = jnp.arange(LEVELS)
-    lower = levels < i[..., None]
-    here = levels == i[..., None]
-    merged = jnp.sum(jnp.where(lower, state.alpha, 0), axis=-1) + x
+    top = jax.lax.population_count(n - (1 << k))  # live p-sums after this insertion: popcount(r), 0 at 2^k
+    below = jnp.maximum(top - 1, 0)               # the stack position of this insertion's node
+    exact_below, noisy_below = _at(state.exact, below), _at(state.noisy, below)
+    # The node absorbs every live p-sum above its position (the levels below its own) and the item; at a power of
+    # two ``merged`` is the logarithmic segment's sum (every p-sum of the epoch plus x).
+    merged = x + (state.epoch_exact - exact_below)
     # Δ multiplies after the ε-dependent factor: Δ = 1 leaves every value bit-identical to the unscaled counter.
     node_scale = sens * (2 * k.astype(dtype) / eps)
     lap = laplace_noise.laplace_of(laplace)
     node = laplace_noise.released(merged + node_scale * lap, merged, node_scale, sens, laplace)
-    alpha = jnp.where(lower, 0, jnp.where(here, merged[..., None], state.alpha))
-    alpha_hat = jnp.where(lower, 0, jnp.where(here, node[..., None], state.alpha_hat))
     log_scale = sens * (2 / eps)
     log_noise = jnp.where(power_of_two, state.log_noise + log_scale * lap, state.log_noise)
-    # At a power of two ``merged`` is the logarithmic segment's sum (every p-sum of the epoch plus x): the
-    # discrete release adds it, released, to the last anchor; the float one keeps its running noise.
-    segment = laplace_noise.released(total + log_noise, merged, log_scale, sens, laplace, offset=state.anchor)
-    anchor = jnp.where(power_of_two, segment, state.anchor)
-    # A new epoch starts at each power of two: its binary mechanism begins empty.
-    alpha = jnp.where(power_of_two[..., None], 0, alpha)
-    alpha_hat = jnp.where(power_of_two[..., None], 0, alpha_hat)
-    return _masked(HybridState(n, total, log_noise, anchor, alpha, alpha_hat), state, mask)
+    # The discrete release adds the segment, released, to the last anchor; the float one keeps its running noise.
+    segment = lambda total, log_noise, merged, scale, sens, laplace, anchor: laplace_noise.released(
+        total + log_noise, merged, scale, sens, laplace, offset=anchor)
+    operands = (total, log_noise, merged, log_scale, sens, laplace, state.anchor)
+    if when is None:
+        anchor = jnp.where(power_of_two, segment(*operands), state.anchor)
+    else:
+        anchor = jnp.where(power_of_two, when(jnp.any(power_of_two), segment, operands, state.anchor), state.anchor)
+    # A new epoch starts at each power of two: its binary mechanism begins empty (position 0 always holds 0).
+    epoch_exact = jnp.where(power_of_two, 0, exact_below + merged)
+    epoch_noisy = jnp.where(power_of_two, 0, noisy_below + node)
+    exact = _set(state.exact, top, epoch_exact)
+    noisy = _set(state.noisy, top, epoch_noisy)
+    return _masked(HybridState(n, total, log_noise, anchor, exact, noisy, epoch_exact, epoch_noisy), state, mask)
 
 
 def hybrid_release(state: HybridState):
     """Ŝ_n, the private running sum after n insertions (0 before any)."""
-    return state.anchor + jnp.sum(state.alpha_hat, axis=-1)
+    return state.anchor + state.epoch_noisy
 
 
 def hybrid_noise_bound(n, epsilon, log_inv_gamma):

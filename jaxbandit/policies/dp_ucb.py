@@ -44,7 +44,7 @@ from jaxbandit.accounting import composition
 from jaxbandit.accounting.accountants import Accountant, epsilon_of, pure_dp
 from jaxbandit.mechanisms import counters, laplace as laplace_noise
 from jaxbandit.policies.common import WHOLE_RUN, onehot, unplayed_first
-from jaxbandit.policies.phased import phased
+from jaxbandit.policies.phased import phased, when
 from jaxbandit.types import Policy
 
 _PROTECTS = f"{WHOLE_RUN} (Tossou & Dimitrakakis 2016, Def. 1)"
@@ -104,13 +104,14 @@ def _counter_policy(num_arms: int, every_arm: bool, with_bound: bool, name: str,
             # node's level and noise scale (and the discrete sampler's thresholds) are computed once, not per arm.
             items = hit.astype(state.counter.total.dtype) * obs
             shared = state.counter._replace(n=state.counter.n[0])
-            counter = counters.hybrid_insert(shared, items, lap, params.epsilon)
+            # All runs are at the same count: the segment's release is computed only at powers of two.
+            counter = counters.hybrid_insert(shared, items, lap, params.epsilon, when=when)
             counter = counter._replace(n=jnp.broadcast_to(counter.n, state.counter.n.shape))
         else:  # only the pulled arm's counter takes an item: update it alone (K times less work than masking)
             one = counters.hybrid_insert(jax.tree.map(lambda x: x[arm], state.counter), obs,
                                          laplace_noise.at_arm(lap, arm), params.epsilon)
-            counter = jax.tree.map(lambda new, old: jnp.where((hit == 1).reshape((-1,) + (1,) * new.ndim), new, old),
-                                   one, state.counter)
+            counter = jax.tree.map(lambda new, old: jax.lax.dynamic_update_index_in_dim(old, new, arm, 0), one,
+                                   state.counter)
         return CounterState(counter, state.counts + hit)
 
     accountant = pure_dp(epsilon_of, protects=_PROTECTS,
