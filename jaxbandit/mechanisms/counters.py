@@ -109,8 +109,9 @@ class HybridState(NamedTuple):
     total: jax.Array      # float: exact running sum (never released)
     log_noise: jax.Array  # float: accumulated noise of the logarithmic mechanism (the float release's)
     anchor: jax.Array     # float: Ŝ at the last power of two (released)
-    exact: jax.Array      # float[..., LEVELS]: exact sum of the live p-sums below each stack position (0 at 0)
-    noisy: jax.Array      # float[..., LEVELS]: the sum of their noisy releases below each stack position (0 at 0)
+    exact: jax.Array      # float[..., LEVELS]: exact sum of the live p-sums below each stack position (0 at 0;
+                          # the top position's is written at the next insertion: epoch_exact holds it)
+    noisy: jax.Array      # float[..., LEVELS]: the sum of their noisy releases below each stack position (idem)
     epoch_exact: jax.Array  # float: the exact sum of all live p-sums (the epoch's items so far)
     epoch_noisy: jax.Array  # float: the sum of their noisy releases (Ŝ_n = anchor + epoch_noisy)
 
@@ -158,7 +159,13 @@ def hybrid_insert(state: HybridState, x, laplace, epsilon, mask=True, sensitivit
     k = _floor_log2(n)
     top = jax.lax.population_count(n - (1 << k))  # live p-sums after this insertion: popcount(r), 0 at 2^k
     below = jnp.maximum(top - 1, 0)               # the stack position of this insertion's node
-    exact_below, noisy_below = _at(state.exact, below), _at(state.noisy, below)
+    # The stack holds every live p-sum's prefix but the top one, which its fields hold (epoch_*): it is written
+    # here, one insertion late, so that the write reads a field of the state instead of this insertion's release
+    # (XLA fused the release into each of its readers: computed three times per step).
+    was = jnp.where(state.n > 0, jax.lax.population_count(state.n - (1 << _floor_log2(jnp.maximum(state.n, 1)))), 0)
+    exact = _set(state.exact, was, state.epoch_exact)
+    noisy = _set(state.noisy, was, state.epoch_noisy)
+    exact_below, noisy_below = _at(exact, below), _at(noisy, below)
     # The node absorbs every live p-sum above its position (the levels below its own) and the item; at a power of
     # two ``merged`` is the logarithmic segment's sum (every p-sum of the epoch plus x).
     merged = x + (state.epoch_exact - exact_below)
@@ -179,8 +186,6 @@ def hybrid_insert(state: HybridState, x, laplace, epsilon, mask=True, sensitivit
     # A new epoch starts at each power of two: its binary mechanism begins empty (position 0 always holds 0).
     epoch_exact = jnp.where(power_of_two, 0, exact_below + merged)
     epoch_noisy = jnp.where(power_of_two, 0, noisy_below + node)
-    exact = _set(state.exact, top, epoch_exact)
-    noisy = _set(state.noisy, top, epoch_noisy)
     return _masked(HybridState(n, total, log_noise, anchor, exact, noisy, epoch_exact, epoch_noisy), state, mask)
 
 
