@@ -103,17 +103,14 @@ class HybridState(NamedTuple):
 
     The live p-sums of an epoch form a stack (the set bits of r, the lowest level on top): an insertion pops the
     levels below its node's and pushes the node, so the state keeps prefix sums by stack position and an insertion
-    reads one position and writes one, whatever the number of levels (it read and rewrote every level)."""
+    reads two positions and writes one, whatever the number of levels (it read and rewrote every level)."""
 
     n: jax.Array          # int32: items inserted
     total: jax.Array      # float: exact running sum (never released)
     log_noise: jax.Array  # float: accumulated noise of the logarithmic mechanism (the float release's)
     anchor: jax.Array     # float: Ŝ at the last power of two (released)
-    exact: jax.Array      # float[..., LEVELS]: exact sum of the live p-sums below each stack position (0 at 0;
-                          # the top position's is written at the next insertion: epoch_exact holds it)
-    noisy: jax.Array      # float[..., LEVELS]: the sum of their noisy releases below each stack position (idem)
-    epoch_exact: jax.Array  # float: the exact sum of all live p-sums (the epoch's items so far)
-    epoch_noisy: jax.Array  # float: the sum of their noisy releases (Ŝ_n = anchor + epoch_noisy)
+    exact: jax.Array      # float[..., LEVELS]: exact sum of the live p-sums up to each stack position (0 at 0)
+    noisy: jax.Array      # float[..., LEVELS]: the sum of their noisy releases (Ŝ_n = anchor + noisy[top])
 
 
 def hybrid_init(shape=(), dtype=None) -> HybridState:
@@ -121,7 +118,12 @@ def hybrid_init(shape=(), dtype=None) -> HybridState:
     dtype = dtype or jnp.zeros(()).dtype
     zeros = jnp.zeros(shape, dtype)
     levels = jnp.zeros(tuple(shape) + (LEVELS,), dtype)
-    return HybridState(jnp.zeros(shape, jnp.int32), zeros, zeros, zeros, levels, levels, zeros, zeros)
+    return HybridState(jnp.zeros(shape, jnp.int32), zeros, zeros, zeros, levels, levels)
+
+
+def _top(n):
+    """The live p-sums after n insertions: popcount(n − 2^⌊log₂n⌋) (0 at a power of two and at n = 0)."""
+    return jax.lax.population_count(n - (1 << _floor_log2(jnp.maximum(n, 1)))) * (n > 0)
 
 
 def _at(stack, position):
@@ -157,18 +159,12 @@ def hybrid_insert(state: HybridState, x, laplace, epsilon, mask=True, sensitivit
     total = state.total + x
     power_of_two = (n & (n - 1)) == 0
     k = _floor_log2(n)
-    top = jax.lax.population_count(n - (1 << k))  # live p-sums after this insertion: popcount(r), 0 at 2^k
-    below = jnp.maximum(top - 1, 0)               # the stack position of this insertion's node
-    # The stack holds every live p-sum's prefix but the top one, which its fields hold (epoch_*): it is written
-    # here, one insertion late, so that the write reads a field of the state instead of this insertion's release
-    # (XLA fused the release into each of its readers: computed three times per step).
-    was = jnp.where(state.n > 0, jax.lax.population_count(state.n - (1 << _floor_log2(jnp.maximum(state.n, 1)))), 0)
-    exact = _set(state.exact, was, state.epoch_exact)
-    noisy = _set(state.noisy, was, state.epoch_noisy)
-    exact_below, noisy_below = _at(exact, below), _at(noisy, below)
-    # The node absorbs every live p-sum above its position (the levels below its own) and the item; at a power of
-    # two ``merged`` is the logarithmic segment's sum (every p-sum of the epoch plus x).
-    merged = x + (state.epoch_exact - exact_below)
+    top = _top(n)                                 # live p-sums after this insertion
+    below = jnp.maximum(top - 1, 0)               # the stack position under this insertion's node
+    # The node absorbs every live p-sum above ``below`` (the levels below its own) and the item; at a power of two
+    # ``merged`` is the logarithmic segment's sum (every p-sum of the epoch plus x).
+    exact_below = _at(state.exact, below)
+    merged = x + (_at(state.exact, _top(state.n)) - exact_below)
     # Δ multiplies after the ε-dependent factor: Δ = 1 leaves every value bit-identical to the unscaled counter.
     node_scale = sens * (2 * k.astype(dtype) / eps)
     lap = laplace_noise.laplace_of(laplace)
@@ -183,15 +179,17 @@ def hybrid_insert(state: HybridState, x, laplace, epsilon, mask=True, sensitivit
         anchor = jnp.where(power_of_two, segment(*operands), state.anchor)
     else:
         anchor = jnp.where(power_of_two, when(jnp.any(power_of_two), segment, operands, state.anchor), state.anchor)
+    # The node's prefix sums are written to the stack and read from it only: with one reader, XLA computes the
+    # release once (with a second, e.g. a field of the state, it fused the release's 500-op chain into both).
     # A new epoch starts at each power of two: its binary mechanism begins empty (position 0 always holds 0).
-    epoch_exact = jnp.where(power_of_two, 0, exact_below + merged)
-    epoch_noisy = jnp.where(power_of_two, 0, noisy_below + node)
-    return _masked(HybridState(n, total, log_noise, anchor, exact, noisy, epoch_exact, epoch_noisy), state, mask)
+    exact = _set(state.exact, top, jnp.where(power_of_two, 0, exact_below + merged))
+    noisy = _set(state.noisy, top, jnp.where(power_of_two, 0, _at(state.noisy, below) + node))
+    return _masked(HybridState(n, total, log_noise, anchor, exact, noisy), state, mask)
 
 
 def hybrid_release(state: HybridState):
     """Ŝ_n, the private running sum after n insertions (0 before any)."""
-    return state.anchor + state.epoch_noisy
+    return state.anchor + _at(state.noisy, _top(state.n))
 
 
 def hybrid_noise_bound(n, epsilon, log_inv_gamma):
