@@ -67,10 +67,18 @@ def test_argmax_random_tie_is_uniform_over_maxima():
     assert int(argmax_random_tie(jnp.array([0.0, 2.0, 1.0]), 0.99)) == 1
 
 
-@pytest.mark.parametrize("k", [1, 2, 10, 31, 32, 33, 40])
+def test_inclusive_count_over_many_words():
+    """32 words and a partial last one (K = 1000, 65): cumsum's counts, batched over a leading axis."""
+    rng = np.random.default_rng(3)
+    for k in (65, 1000):
+        masks = rng.random((20, k)) < rng.random((20, 1))
+        np.testing.assert_array_equal(np.asarray(jax.jit(inclusive_count)(jnp.asarray(masks))), np.cumsum(masks, axis=1))
+
+
+@pytest.mark.parametrize("k", [1, 2, 10, 31, 32, 33, 40, 101])
 def test_inclusive_count_is_cumsum_and_round_robin_walks_the_active_arms(k):
-    """The popcount form (up to 32 arms) and the cumsum fallback give cumsum's counts, batched and not, and
-    `round_robin` over them pulls the active arms in arm order."""
+    """The popcount form (words of 32 arms, their counts added left to right) gives cumsum's counts, batched and
+    not, and `round_robin` over them pulls the active arms in arm order."""
     rng = np.random.default_rng(k)
     masks = rng.random((300, k)) < rng.random((300, 1))
     np.testing.assert_array_equal(np.asarray(inclusive_count(jnp.asarray(masks))), np.cumsum(masks, axis=1))
