@@ -8,6 +8,8 @@ ratio sampler of `jaxbandit.random.samplers`.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import math
 from collections import namedtuple
@@ -31,10 +33,35 @@ def open_uniform(key, shape, dtype=None):
     return jax.random.uniform(key, shape, dtype) + jnp.finfo(dtype).eps / 2
 
 
+# Whether `pick` selects (True) or sums a one-hot (False): a tracing-time choice of kernel, not of numbers.
+_PICK_BY_SELECTS = contextvars.ContextVar("pick_by_selects", default=False)
+
+
+@contextlib.contextmanager
+def pick_by_selects():
+    """While tracing inside this context, `pick` is a chain of selects instead of a one-hot sum: the same numbers.
+    The epoch simulator picks an arm's parameters for every round of a chunk, where the one-hot sum's reduction
+    over a short last axis is a slow XLA:CPU kernel of its own (2.6 s of 5.9 for DPRSE on S1, T = 10^6, 90 runs);
+    the engine picks once per step, where XLA:CPU copies the chain of selects into each reader of the reward and
+    Gaussian TS and ε-greedy ran 5–10% slower with it (benchmarks/RESULTS.md)."""
+    token = _PICK_BY_SELECTS.set(True)
+    try:
+        yield
+    finally:
+        _PICK_BY_SELECTS.reset(token)
+
+
 def pick(values, arm):
-    """``values[arm]`` as a one-hot reduction: vectorizes across runs where a gather would not."""
-    onehot = jnp.arange(values.shape[-1]) == arm
-    return jnp.sum(jnp.where(onehot, values, jnp.zeros((), values.dtype)), axis=-1)
+    """``values[arm]`` by elementwise operations: vectorizes across runs where a gather would not. A one-hot sum
+    over the arms, or (`pick_by_selects`, up to 32 arms) a chain of selects; both exact."""
+    k = values.shape[-1]
+    if not _PICK_BY_SELECTS.get() or k > 32:
+        onehot = jnp.arange(k) == arm
+        return jnp.sum(jnp.where(onehot, values, jnp.zeros((), values.dtype)), axis=-1)
+    out = values[..., 0]
+    for a in range(1, k):
+        out = jnp.where(arm == a, values[..., a], out)
+    return out
 
 
 class Family(NamedTuple):
