@@ -129,7 +129,8 @@ def run_request(args) -> dict:
         priv_params["epsilon"] = args.epsilon
     return dict(env=args.env, policy=args.policy, privatizer=args.privatizer, env_params=env_params,
                 policy_params=_key_values(args.policy_param, "--policy-param"), policy_options=_policy_options(args),
-                privatizer_params=priv_params, horizon=args.horizon, runs=args.runs, seed=args.seed)
+                privatizer_params=priv_params, horizon=args.horizon, runs=args.runs, seed=args.seed,
+                **({} if getattr(args, "realized", True) else {"realized": False}))
 
 
 def _means(means):
@@ -183,7 +184,9 @@ def _write_run_outputs(args, res) -> None:
     print(f"{args.policy} on {args.env} ({res.counts.shape[-1]} arms), privatizer {args.privatizer}: "
           f"T={s['horizon']}, {s['runs']} runs, seed {args.seed}")
     print(f"  final pseudo-regret  {s['final_regret_mean']:.4g} ± {s['final_regret_se']:.2g} (SE)")
-    print(f"  final realized regret {s['final_realized_regret_mean']:.4g} ± {s['final_realized_regret_se']:.2g} (SE)")
+    if s["final_realized_regret_mean"] is not None:
+        print(f"  final realized regret {s['final_realized_regret_mean']:.4g} ± {s['final_realized_regret_se']:.2g} "
+              "(SE)")
     print(f"  mean pulls per arm    {np.array2string(res.counts.mean(axis=0), precision=1)}")
     where = res.config.get("devices", 1)
     where = f" on {where} devices" + (f" of {res.config['processes']} processes" if "processes" in res.config else
@@ -509,6 +512,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--simulator", choices=("steps", "epochs"), default="steps",
                    help="steps: the engine (every policy); epochs: successive elimination (dp-rse, ldp-rse) phase "
                         "by phase, the same law, faster, in one piece (no checkpoint or progress)")
+    r.add_argument("--realized", action=argparse.BooleanOptionalAction, default=True,
+                   help="record the realized regret too (default); --no-realized: the pseudo-regret only, which "
+                        "lets --simulator epochs skip the segments that decide nothing (far faster)")
     r.add_argument("--devices", type=_integer, metavar="N", help=DEVICES_HELP)
     m = r.add_argument_group("several processes (jax.distributed; README: Beyond one machine)")
     m.add_argument("--coordinator", metavar="HOST:PORT", help="process 0's address; every process runs the same "

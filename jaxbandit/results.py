@@ -48,7 +48,8 @@ class Results:
     Attributes:
       t: (n_rec,) record times (steps completed).
       pseudo_regret: (*grid, runs, n_rec) Σ_a Δ_a n_a(t), from integer pull counts.
-      regret: (*grid, runs, n_rec) realized regret μ* t − Σ_s r_s.
+      regret: (*grid, runs, n_rec) realized regret μ* t − Σ_s r_s; None where only the pseudo-regret was recorded
+        (``realized=False``).
       counts: (*grid, runs, K) pulls per arm at the end.
       grid: ordered ``{axis name: values}`` of the swept parameters (empty for `simulate`).
       config: everything needed to re-run (registry names, parameters, seed, versions).
@@ -61,7 +62,7 @@ class Results:
 
     t: np.ndarray
     pseudo_regret: np.ndarray
-    regret: np.ndarray
+    regret: np.ndarray | None
     counts: np.ndarray
     grid: dict
     config: dict
@@ -84,6 +85,9 @@ class Results:
     def _metric(self, metric):
         if metric not in METRICS:
             raise ValueError(f"metric {metric!r} must be one of {METRICS}")
+        if getattr(self, metric) is None:
+            raise ValueError(f"metric {metric!r}: these results recorded the pseudo-regret only (realized=False); "
+                             "run with realized=True for the realized regret")
         return getattr(self, metric)
 
     def mean(self, metric="pseudo_regret") -> np.ndarray:
@@ -120,7 +124,8 @@ class Results:
         if unknown:
             raise ValueError(f"unknown grid axes {sorted(unknown)}; axes: {list(self.grid)}")
         idx = tuple(index)
-        return dataclasses.replace(self, pseudo_regret=self.pseudo_regret[idx], regret=self.regret[idx],
+        return dataclasses.replace(self, pseudo_regret=self.pseudo_regret[idx],
+                                   regret=None if self.regret is None else self.regret[idx],
                                    counts=self.counts[idx], grid=grid)
 
     def points(self):
@@ -131,14 +136,15 @@ class Results:
             yield coords, self.sel(**coords)
 
     def summary(self) -> dict:
-        """Final mean and standard error of both regrets (for a result without grid axes), and timing:
+        """Final mean and standard error of both regrets (the realized one None where not recorded; for a result
+        without grid axes), and timing:
         ``agent_steps_per_second`` with compilation included, ``simulation_agent_steps_per_second`` without it."""
         if self.grid:
             raise ValueError("summary() needs a single configuration; use sel() or points() on a sweep")
         simulating = None if self.compile_seconds is None else self.seconds - self.compile_seconds
         return {"final_regret_mean": float(self.mean()[-1]), "final_regret_se": float(self.se()[-1]),
-                "final_realized_regret_mean": float(self.mean("regret")[-1]),
-                "final_realized_regret_se": float(self.se("regret")[-1]),
+                "final_realized_regret_mean": None if self.regret is None else float(self.mean("regret")[-1]),
+                "final_realized_regret_se": None if self.regret is None else float(self.se("regret")[-1]),
                 "runs": self.runs, "horizon": self.horizon, "seconds": self.seconds,
                 "agent_steps_per_second": self.runs * self.horizon / self.seconds if self.seconds else None,
                 "compile_seconds": self.compile_seconds,
@@ -168,7 +174,7 @@ class Results:
 
         def arrays(tmp):
             with open(tmp, "wb") as f:
-                np.savez_compressed(f, **{k: getattr(self, k) for k in ARRAYS})
+                np.savez_compressed(f, **{k: getattr(self, k) for k in ARRAYS if getattr(self, k) is not None})
 
         def text(tmp):
             with open(tmp, "w") as f:
@@ -199,7 +205,8 @@ class Results:
                              f"wrote it, or run the configuration again")
         try:
             with np.load(base + ".npz", allow_pickle=False) as data:
-                arrays = {k: data[k] for k in ARRAYS}
+                pseudo_only = meta["config"].get("realized") is False if isinstance(meta["config"], dict) else False
+                arrays = {k: None if k == "regret" and pseudo_only else data[k] for k in ARRAYS}
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
             raise ValueError(f"results file {base}.npz cannot be read ({npz_problem(err, base + '.npz')})") from err
         grid = meta["grid"]
@@ -207,10 +214,11 @@ class Results:
         n_rec = arrays["t"].shape[0] if arrays["t"].ndim == 1 else None
         curve = arrays["pseudo_regret"].shape
         if (lead is None or n_rec is None or curve[:len(lead)] != lead or len(curve) != len(lead) + 2
-                or curve[-1] != n_rec or arrays["regret"].shape != curve
+                or curve[-1] != n_rec or (arrays["regret"] is not None and arrays["regret"].shape != curve)
                 or arrays["counts"].shape[:-1] != curve[:-1]):
+            regret = None if arrays["regret"] is None else arrays["regret"].shape
             raise ValueError(f"results file {base}.npz has inconsistent shapes (t {arrays['t'].shape}, "
-                             f"pseudo_regret {curve}, regret {arrays['regret'].shape}, counts "
+                             f"pseudo_regret {curve}, regret {regret}, counts "
                              f"{arrays['counts'].shape}, grid {lead}): damaged or not from jaxbandit")
         return cls(**arrays, grid=grid, config=meta["config"], seconds=meta.get("seconds", 0.0),
                    compile_seconds=meta.get("compile_seconds"))
@@ -232,7 +240,8 @@ class Results:
                     policy_params=c["policy_params"], privatizer_params=c["privatizer_params"], grid=grid,
                     horizon=c["horizon"], runs=c["runs"], seed=c["seed"], record=np.asarray(c["record_times"]),
                     **({"policy_options": c["policy_options"]} if c.get("policy_options") else {}),
-                    **({"simulator": c["simulator"]} if "simulator" in c else {}))
+                    **({"simulator": c["simulator"]} if "simulator" in c else {}),
+                    **({"realized": False} if c.get("realized") is False else {}))
 
 
 def npz_problem(err: Exception, path: str | None = None) -> str:

@@ -47,7 +47,7 @@ def simulate(env, policy, *, privatizer="identity", env_params: Mapping | None =
 def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = None,
           policy_params: Mapping | None = None, policy_options: Mapping | None = None,
           privatizer_params: Mapping | None = None, grid: Mapping | None, horizon: int, runs: int, seed: int = 0,
-          record: int | np.ndarray = 100, simulator: str = "steps", **options) -> Results:
+          record: int | np.ndarray = 100, simulator: str = "steps", realized: bool = True, **options) -> Results:
     """Simulate a Cartesian grid of parameter values, ``runs`` runs each, in one compiled program.
 
     Args:
@@ -69,6 +69,10 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
         ``ldp-rse``) simulated epoch by epoch (`jaxbandit.epochs`), identity privatizer: the same law, another
         random stream, no step-by-step policy (benchmarks/RESULTS.md has the speed-up); it runs in one piece, so
         no progress, callback or checkpoint.
+      realized: record the realized regret μ* t − Σ r_s as well as the pseudo-regret (default). False: the
+        pseudo-regret only (`Results.regret` is None); the epoch simulator then draws no reward of a segment that
+        decides nothing (one arm left, an epoch cut by T), the same pseudo-regret many times faster
+        (benchmarks/RESULTS.md); the engine computes the realized regret anyway and drops it.
       options: how to run it, `run_spec`'s: ``chunk_steps``, ``progress``, ``callback``, ``checkpoint``,
         ``keep_checkpoint``, ``unroll``, ``devices``.
 
@@ -82,7 +86,7 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
     """
     spec = specs.resolve(env, policy, privatizer, env_params=env_params, policy_params=policy_params,
                          policy_options=policy_options, privatizer_params=privatizer_params, horizon=horizon,
-                         record=record, grid=grid, simulator=simulator)
+                         record=record, grid=grid, simulator=simulator, realized=realized)
     return run_spec(spec, runs=runs, seed=seed, **options)
 
 
@@ -116,7 +120,8 @@ def run_spec(spec: Spec, *, runs: int, seed: int = 0, chunk_steps: int | None = 
         bit on any number of devices, and in one process a checkpoint resumes on any number. On CPU, JAX makes
         one device unless configured before its first computation: `jaxbandit.use_cpu_devices` first (in a
         notebook, the first cell) gives one device per core, so that a sweep uses every core
-        (benchmarks/RESULTS.md has the measured gain). The epoch simulator runs on the first device.
+        (benchmarks/RESULTS.md has the measured gain). The epoch simulator shards its runs alike within one
+        process (in a multi-process run, each process simulates every run on its first device).
     """
     if spec.horizon is None:
         raise ValueError("run_spec needs a spec with a horizon: jaxbandit.resolve(..., horizon=T)")
@@ -131,8 +136,10 @@ def run_spec(spec: Spec, *, runs: int, seed: int = 0, chunk_steps: int | None = 
     config = {**spec.config(runs, seed), **environment_info()}
     fingerprint = f"{config_fingerprint(config)}-unroll{unroll}"
     mesh = device_mesh(devices)  # checked before any compilation
-    # What ran where: not in the fingerprint (the numbers do not depend on it); the epoch simulator uses one device.
-    config["devices"] = 1 if mesh is None or spec.simulator == "epochs" else mesh.size
+    # What ran where: not in the fingerprint (the numbers do not depend on it). The epoch simulator shards its runs
+    # within one process (`_run_epochs`).
+    config["devices"] = 1 if mesh is None or (spec.simulator == "epochs" and sharding.spans_processes(mesh)) else \
+        mesh.size
     if jax.process_count() > 1:
         config["processes"] = jax.process_count()
     if checkpoint == "auto":
@@ -153,7 +160,8 @@ def run_spec(spec: Spec, *, runs: int, seed: int = 0, chunk_steps: int | None = 
         # contiguous, as a loaded result is: NumPy's reductions (summary statistics) then round alike either way
         layout = lambda x, last: np.ascontiguousarray(np.moveaxis(x, 0, -1).reshape(shape + (last,)))
         return Results(
-            t=times[:upto], pseudo_regret=layout(pseudo[:upto], upto), regret=layout(realized[:upto], upto),
+            t=times[:upto], pseudo_regret=layout(pseudo[:upto], upto),
+            regret=layout(realized[:upto], upto) if spec.realized else None,
             counts=layout(counts, spec.env.num_arms), grid={",".join(p): list(v) for p, v in axes}, config=config,
             seconds=seconds, compile_seconds=compile_seconds)
 
@@ -164,7 +172,7 @@ def run_spec(spec: Spec, *, runs: int, seed: int = 0, chunk_steps: int | None = 
         return f"run {r}" + (f" at {at}" if at else "")
 
     if spec.simulator == "epochs":
-        return to_results(*_run_epochs(spec, params, keys, describe))
+        return to_results(*_run_epochs(spec, params, keys, describe, None if sharding.spans_processes(mesh) else mesh))
     out = run_engine(spec.env, spec.policy, spec.privatizer, params, keys, horizon, times, chunk_steps=chunk_steps,
                      progress=progress, checkpoint=checkpoint, fingerprint=fingerprint, describe=describe,
                      unroll=unroll, devices=devices, callback=None if callback is None else
@@ -457,16 +465,50 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
     return host(state.pseudo), host(state.realized), host(state.run.counts), n_rec, elapsed, compiling
 
 
-def _run_epochs(spec: Spec, params: SimParams, keys, describe):
-    """`run_engine`'s outputs from the epoch-by-epoch simulation (`jaxbandit.epochs`; params batched last)."""
-    run = spec.rollout()
+_EPOCHS_CACHE = {}
+
+
+def _compiled_epochs(spec: Spec, mesh):
+    """The jitted epoch simulation of ``spec``'s runs (keys first, params batched last), sharded over ``mesh``'s
+    devices or not (None). Memoized like the engine's `jaxbandit.engine.make_advance`: on the components' identity
+    (kept alive by the cache), the horizon, the record times and the devices, so a second call with new parameter
+    values or seeds does not compile again."""
+    devices = None if mesh is None else tuple(d.id for d in mesh.devices.flat)
+    key = (id(spec.env), id(spec.policy), spec.horizon, tuple(spec.record_times.tolist()), spec.realized, devices)
+    if key not in _EPOCHS_CACHE:
+        run = jax.vmap(spec.rollout(), in_axes=(0, -1))
+        if mesh is not None:
+            single, first = run, jax.sharding.PartitionSpec(RUNS_AXIS)  # keys and traces: runs first
+
+            def run(keys, params):
+                return jax.shard_map(single, mesh=mesh, in_specs=(first, jax.tree.map(batch_spec, params)),
+                                     out_specs=first, check_vma=False)(keys, params)
+
+        _EPOCHS_CACHE[key] = (spec.env, spec.policy, jax.jit(run))
+    return _EPOCHS_CACHE[key][-1]
+
+
+def _run_epochs(spec: Spec, params: SimParams, keys, describe, mesh):
+    """`run_engine`'s outputs from the epoch-by-epoch simulation (`jaxbandit.epochs`; params batched last), its runs
+    sharded over ``mesh`` (one process's devices) or on the default device (None). A run depends only on its key,
+    so the numbers do not depend on the devices."""
+    num = len(keys)
     t0, c0 = time.perf_counter(), compilation_cache.compile_seconds()
-    trace = jax.jit(jax.vmap(run, in_axes=(0, -1)))(keys, params)
-    pseudo, realized = np.asarray(trace.pseudo_regret).T, np.asarray(trace.regret).T
+    if mesh is not None:
+        pad = -num % mesh.size
+        keys = jnp.concatenate([keys, jnp.repeat(keys[-1:], pad)]) if pad else keys
+        params = sharding.place(_pad_runs(params, pad), mesh, batch_spec)
+        keys = sharding.place(keys, mesh, lambda x: jax.sharding.PartitionSpec(RUNS_AXIS))
+    trace = _compiled_epochs(spec, mesh)(keys, params)
+    trace = jax.tree.map(lambda x: x[:num], trace)
+    pseudo = np.asarray(trace.pseudo_regret).T
+    realized = None if trace.regret is None else np.asarray(trace.regret).T
     seconds = time.perf_counter() - t0
     compiling = min(compilation_cache.compile_seconds() - c0, seconds)
     times = spec.record_times
     for name, arr in (("pseudo-regret", pseudo), ("realized regret", realized)):
+        if arr is None:
+            continue
         bad = ~np.isfinite(arr)
         if bad.any():
             row, col = np.argwhere(bad)[0]

@@ -39,6 +39,8 @@ class Spec:
         paths sweeping together; empty for one point.
       points: every grid point (the Cartesian product, in C order), validated and bound.
       simulator: ``"steps"`` (the engine) or ``"epochs"`` (`jaxbandit.epochs`).
+      realized: whether the realized regret is recorded (False: the pseudo-regret only, which lets the epoch
+        simulator skip the segments that decide nothing).
       given: how each component was given, for the saved configuration: ``{role: (registry name or None,
         keyword arguments or None)}``.
 
@@ -56,6 +58,7 @@ class Spec:
     points: tuple = ()
     simulator: str = "steps"
     given: Mapping = dataclasses.field(default_factory=dict)
+    realized: bool = True
 
     def __iter__(self):
         return iter((self.env, self.policy, self.privatizer, self.params))
@@ -87,7 +90,7 @@ class Spec:
         """``run(key, params) -> Trace`` of this configuration's simulator (pure; `jaxbandit.engine.rollout`)."""
         self._needs_horizon()
         simulate_one = epochs.rollout if self.simulator == "epochs" else engine.rollout
-        extra = {} if self.simulator == "epochs" else {"unroll": unroll}
+        extra = {"realized": self.realized} if self.simulator == "epochs" else {"unroll": unroll}
         return simulate_one(self.env, self.policy, self.privatizer, horizon=self.horizon,
                             record_times=self.record_times, **extra)
 
@@ -119,6 +122,8 @@ class Spec:
                     "record_times": self.record_times.tolist()})
         if self.simulator != "steps":  # absent for the engine: older configurations keep their fingerprints
             out["simulator"] = self.simulator
+        if not self.realized:  # likewise absent by default
+            out["realized"] = False
         return out
 
 
@@ -155,7 +160,7 @@ def _policy_object(policy, num_arms, options):
 
 def resolve(env, policy, privatizer=None, *, env_params=None, policy_params=None, policy_options=None,
             privatizer_params=None, horizon: int | None = None, record=None, grid: Mapping | None = None,
-            simulator: str = "steps") -> Spec:
+            simulator: str = "steps", realized: bool = True) -> Spec:
     """The `Spec` of a configuration, checked once.
 
     Args:
@@ -168,11 +173,15 @@ def resolve(env, policy, privatizer=None, *, env_params=None, policy_params=None
         option_names` lists them).
       horizon: T (``None``: components and parameters only). record: number of record times (default 100) or an
         explicit increasing array in [1, T]. grid: ``{path: values}`` (see `jaxbandit.sweep`).
-      simulator: one of `SIMULATORS`.
+      simulator: one of `SIMULATORS`. realized: record the realized regret too (default) or the pseudo-regret
+        only (`Results.regret` is then None).
 
     Unpacks as ``env, policy, privatizer, params = resolve(...)``.
     """
     checks.known_name("simulator", simulator, SIMULATORS)
+    if not isinstance(realized, (bool, np.bool_)):
+        raise ValueError(f"realized={realized!r} must be True (record the realized regret too) or False (the "
+                         "pseudo-regret only)")
     if horizon is not None:
         horizon, times = horizon_and_records(horizon, record)
     else:
@@ -206,7 +215,7 @@ def resolve(env, policy, privatizer=None, *, env_params=None, policy_params=None
     if simulator == "epochs":
         epochs.rollout(env, policy, privatizer, horizon=horizon or 1, record_times=None)  # its own checks
     axes, points = _grid_points(base, grid or {})
-    spec = Spec(env, policy, privatizer, base, horizon, times, tuple(axes), (), simulator, given)
+    spec = Spec(env, policy, privatizer, base, horizon, times, tuple(axes), (), simulator, given, bool(realized))
     points = tuple(spec._checked(p) for p in points)
     bound = points[0] if not axes else spec._checked(base)
     return dataclasses.replace(spec, params=bound, points=points)

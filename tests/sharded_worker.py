@@ -6,7 +6,8 @@ several CPU devices, or as one of several processes, happen in a fresh interpret
 
 Each CASE is a policy of tests/golden.py's contract cases; its driver run (`jaxbandit.simulate`) on the devices in
 use must equal, bit for bit, the values the engine recorded on one device (tests/data/golden_contract_v1.npz), or
-with ``--runs R`` (R runs instead of the record's 3) the same call on this process's first device alone.
+with ``--runs R`` (R runs instead of the record's 3) the same call on this process's first device alone (also for
+``--simulator epochs``).
 ``--resume``: the run is first interrupted after its first chunk with a checkpoint, then resumed on the next device
 count (or, with several processes, by the same processes). Prints one JSON line; exit status 1 on a mismatch.
 """
@@ -33,6 +34,7 @@ def main() -> int:
     ap.add_argument("--horizon", type=int, help="with --runs: the horizon (default: the record's)")
     ap.add_argument("--chunks", choices=("blocks", "timed"), default="blocks",
                     help="one block per chunk, or chunks sized by the driver's timings")
+    ap.add_argument("--simulator", default="steps", help="with --runs: jaxbandit.simulate's simulator")
     args = ap.parse_args()
 
     import jaxbandit as jb
@@ -55,7 +57,8 @@ def main() -> int:
                           policy_options=golden.options(f"policy/{name}"), runs=args.runs or RUNS,
                           seed=SEED, record=TIMES if args.horizon is None else 20,
                           horizon=args.horizon or golden.CONTRACT_HORIZONS.get(name, HORIZON),
-                          chunk_steps=jb.BLOCK if args.chunks == "blocks" else None, progress=False, unroll=1)
+                          chunk_steps=jb.BLOCK if args.chunks == "blocks" else None, progress=False, unroll=1,
+                          simulator=args.simulator)
             if args.runs:  # the reference: this process's first device alone
                 alone = jb.simulate(env, name, devices=jax.local_devices()[:1], **kwargs)
                 recorded = {f"policy/{name}:{f}": getattr(alone, f) for f in ("pseudo_regret", "regret", "counts")}

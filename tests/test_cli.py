@@ -39,6 +39,22 @@ def test_negative_values_and_1e_horizons_run(tmp_path, capsys):
     assert cli._join_negative_values(["--means", "-1,2", "--x", "-inf", "-v"]) == ["--means=-1,2", "--x=-inf", "-v"]
 
 
+def test_epoch_simulation_with_the_pseudo_regret_only(tmp_path, capsys):
+    """``--no-realized``: the run reports, saves and writes JSON without a realized regret."""
+    js, saved = tmp_path / "run.json", tmp_path / "res"
+    common = ["run", "--env", "pareto", "--means", "0.9,0.5,0.1", "--env-param", "v=0.9", "--policy", "dp-rse",
+              "--policy-param", "epsilon=1", "--policy-param", "v=0.9", "--policy-param", "u=8",
+              "--policy-param", "theta=0.5", "--horizon", "20000", "--runs", "3", "--simulator", "epochs"]
+    rc, out, err = _main(capsys, *common, "--no-realized", "--json", str(js), "--save", str(saved))
+    assert rc == 0, err
+    assert "final pseudo-regret" in out and "realized" not in out
+    data = json.loads(js.read_text())
+    assert data["final_realized_regret_mean"] is None and data["config"]["realized"] is False
+    assert Results.load(str(saved)).regret is None
+    rc, out, err = _main(capsys, *common)
+    assert rc == 0 and "final realized regret" in out
+
+
 def test_every_listed_environment_can_be_expressed(tmp_path, capsys):
     from jaxbandit import envs
     per_family = {"bernoulli": ["--means", "0.2,0.8"], "gaussian": ["--means", "0.2,0.8"],
