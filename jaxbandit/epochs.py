@@ -110,8 +110,8 @@ def rollout(env, policy, privatizer=None, *, horizon: int, record_times=None, ch
         rec = jnp.asarray(rec_times, jnp.int32)
         # The policy's order within a phase (`round_robin`): round i plays the (i mod n)-th active arm. Each rank's
         # arm is found once per segment and a round's arm is picked by a chain of selects on its rank, elementwise
-        # work that fuses with the reward's (a comparison with every rank and an argmax per round took a third of
-        # the simulation's time).
+        # work that fuses with the reward's (an argmax per round, and the sums by a one-hot over the arms, took 30%
+        # of DPRSE's time).
         n = jnp.maximum(jnp.sum(active, dtype=jnp.int32), 1)
         arm_of_rank = [round_robin(active, jnp.int32(r)) for r in range(K)]
 
