@@ -37,7 +37,10 @@ def config_fingerprint(config: dict) -> str:
     """Hash of what determines the numbers (not of versions or timings)."""
     keys = ("env", "env_params", "policy", "policy_params", "policy_options", "privatizer", "privatizer_params",
             "grid", "horizon", "runs", "seed", "block", "record_times", "x64", "simulator")
-    blob = json.dumps({k: config.get(k) for k in keys}, sort_keys=True)
+    what = {k: config.get(k) for k in keys}
+    if "realized" in config:  # only where it was recorded (realized=False): other fingerprints stay as they were
+        what["realized"] = config["realized"]
+    blob = json.dumps(what, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 

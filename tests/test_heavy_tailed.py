@@ -13,6 +13,7 @@ import pytest
 import jaxbandit as jb
 from jaxbandit import envs, epochs, policies
 from jaxbandit.random import threefry
+from jaxbandit.results import config_fingerprint
 from jaxbandit.envs import tails as he
 from jaxbandit.policies import robust as ht
 from jaxbandit.mechanisms import counters, truncated_mean as robust
@@ -476,6 +477,7 @@ def test_pseudo_regret_only_skips_the_undecided_segments_with_the_same_numbers(n
                                   jb.sweep("bernoulli", name, **close).pseudo_regret)
     assert full.counts[1].max() > 100_000  # at ε, one arm has most of the pulls: a long last segment
     assert pseudo.regret is None and pseudo.config["realized"] is False and "realized" not in full.config
+    assert config_fingerprint(pseudo.config) != config_fingerprint(full.config)  # caches keep them apart
     with pytest.raises(ValueError, match="pseudo-regret only .realized=False"):
         pseudo.mean("regret")
     one = pseudo.sel(**{"policy.epsilon": eps})
