@@ -459,33 +459,29 @@ def test_sweep_runs_the_epoch_simulation_over_grids_and_reruns_it():
 def test_pseudo_regret_only_skips_the_undecided_segments_with_the_same_numbers(name, eps, tmp_path):
     """``realized=False``: the last segment (one arm left, or an epoch cut by T) draws nothing, yet the pseudo-regret
     and the pulls equal those of the full simulation bit for bit; the results say that the realized regret was not
-    recorded, and save, load and re-run as such. A run whose last segment is long (one arm left early) and one cut
-    by T (ε small, no elimination) both appear. (An epoch played one round short without the realized regret changes
-    DPRSE's pseudo-regret in 1 of these 128 close-arm runs and LDPRSE's in 7.)"""
-    u = he.instance_u(S1, 0.9)
-    kwargs = dict(env_params={"means": S1, "v": 0.9}, policy_params={"v": 0.9, "u": u, "theta": 0.5},
-                  horizon=200_000, runs=6, seed=4, simulator="epochs", progress=False,
-                  grid={"policy.epsilon": [eps / 20, eps]})
-    full = jb.sweep("pareto", name, **kwargs)
-    pseudo = jb.sweep("pareto", name, realized=False, **kwargs)
+    recorded, and save, load and re-run as such. Bernoulli arms, one sweep: spread means (one arm left early: a long
+    last segment) and close ones, at ε and ε/20 (no elimination: an epoch cut by T), 64 runs. The close arms' decisions
+    are tight: an epoch played one round short without the realized regret changes DPRSE's pseudo-regret in 1 of their
+    64 runs at ε and LDPRSE's in 7."""
+    spread, close = [0.9, 0.7, 0.5, 0.3, 0.1], [0.6, 0.55, 0.5, 0.45, 0.4]
+    kwargs = dict(env_params={"means": spread}, policy_params={"v": 0.9, "u": 1.0, "theta": 0.5, "epsilon": eps},
+                  horizon=200_000, runs=64, seed=4, simulator="epochs", progress=False,
+                  grid={"env.means": [spread, close], "policy.epsilon": [eps / 20, eps]})
+    full = jb.sweep("bernoulli", name, **kwargs)
+    pseudo = jb.sweep("bernoulli", name, realized=False, **kwargs)
     np.testing.assert_array_equal(pseudo.pseudo_regret, full.pseudo_regret)
     np.testing.assert_array_equal(pseudo.counts, full.counts)
-    # close Bernoulli arms, 64 runs: decisions so tight that an epoch played one round short changes some
-    close = dict(kwargs, env_params={"means": [0.6, 0.55, 0.5, 0.45, 0.4]}, runs=64,
-                 policy_params={"v": 0.9, "u": 1.0, "theta": 0.5})
-    np.testing.assert_array_equal(jb.sweep("bernoulli", name, realized=False, **close).pseudo_regret,
-                                  jb.sweep("bernoulli", name, **close).pseudo_regret)
-    assert full.counts[1].max() > 100_000  # at ε, one arm has most of the pulls: a long last segment
+    assert full.counts[0, 1].max() > 150_000  # spread arms at ε: one arm has most of the pulls, a long last segment
     assert pseudo.regret is None and pseudo.config["realized"] is False and "realized" not in full.config
     assert config_fingerprint(pseudo.config) != config_fingerprint(full.config)  # caches keep them apart
     with pytest.raises(ValueError, match="pseudo-regret only .realized=False"):
         pseudo.mean("regret")
-    one = pseudo.sel(**{"policy.epsilon": eps})
+    one = pseudo.sel(**{"env.means": close, "policy.epsilon": eps})
     assert one.summary()["final_realized_regret_mean"] is None
-    one.save(str(tmp_path / "r"))
+    pseudo.save(str(tmp_path / "r"))
     back = jb.Results.load(str(tmp_path / "r"))
     assert back.regret is None
-    np.testing.assert_array_equal(back.pseudo_regret, one.pseudo_regret)
+    np.testing.assert_array_equal(back.pseudo_regret, pseudo.pseudo_regret)
     again = jb.rerun(back)
     assert again.regret is None
     np.testing.assert_array_equal(again.pseudo_regret, pseudo.pseudo_regret)
@@ -494,7 +490,7 @@ def test_pseudo_regret_only_skips_the_undecided_segments_with_the_same_numbers(n
                         realized=False)
     assert steps.regret is None and steps.pseudo_regret.shape == (2, len(steps.t))
     with pytest.raises(ValueError, match="realized='no' must be True"):
-        jb.simulate("pareto", name, env_params=kwargs["env_params"], policy_params=kwargs["policy_params"],
+        jb.simulate("bernoulli", name, env_params={"means": spread}, policy_params=kwargs["policy_params"],
                     horizon=100, runs=1, realized="no")
 
 
