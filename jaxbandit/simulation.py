@@ -329,6 +329,11 @@ class _Chunks:
             self.seconds_per_block = seconds / blocks
 
 
+def _pad_keys(keys, pad: int):
+    """``pad`` copies of the last run's key appended, as `_pad_runs` does for the params."""
+    return jnp.concatenate([keys, jnp.repeat(keys[-1:], pad)]) if pad else keys
+
+
 def _pad_runs(tree, pad: int):
     """Append ``pad`` copies of the last run to every leaf's batch (last) axis: a batch that divides evenly over
     the devices. The copies are simulated and dropped; runs are independent, so they change no other run."""
@@ -379,7 +384,7 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
                   "already simulated", file=sys.stderr, flush=True)
     rec = jnp.asarray(times, dtype=jnp.int32)
     params = _pad_runs(params, pad)
-    run_keys = jnp.concatenate([run_keys, jnp.repeat(run_keys[-1:], pad)]) if pad else run_keys
+    run_keys = _pad_keys(run_keys, pad)
     state = _state_runs(state, lambda tree: _pad_runs(tree, pad))
     if mesh is not None:  # place each device's slice once; chunks then stay where they are
         specs = state_specs(state)
@@ -496,7 +501,7 @@ def _run_epochs(spec: Spec, params: SimParams, keys, describe, mesh):
     t0, c0 = time.perf_counter(), compilation_cache.compile_seconds()
     if mesh is not None:
         pad = -num % mesh.size
-        keys = jnp.concatenate([keys, jnp.repeat(keys[-1:], pad)]) if pad else keys
+        keys = _pad_keys(keys, pad)
         params = sharding.place(_pad_runs(params, pad), mesh, batch_spec)
         keys = sharding.place(keys, mesh, lambda x: jax.sharding.PartitionSpec(RUNS_AXIS))
     trace = _compiled_epochs(spec, mesh)(keys, params)
