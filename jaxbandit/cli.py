@@ -1,4 +1,4 @@
-"""The ``jaxbandit`` command: list, run, privacy, audit, tune, reproduce."""
+"""The ``jaxbandit`` command: list, run, privacy, audit, tune, frontier, reproduce."""
 from __future__ import annotations
 
 import argparse
@@ -454,6 +454,45 @@ def cmd_tune(args) -> int:
     return 0
 
 
+def _per_algorithm(items, flag) -> dict:
+    """``["dp-se:beta=0.01", "dp-se:epsilon=1"]`` -> ``{"dp-se": {"beta": 0.01, "epsilon": 1.0}}``."""
+    out = {}
+    for item in items or []:
+        name, sep, pair = item.partition(":")
+        if not sep or "=" not in pair:
+            raise ValueError(f"{flag} expects ALGORITHM:KEY=VALUE (e.g. dp-rse:v=0.9), got {item!r}")
+        out.setdefault(name, {}).update(_key_values([pair], flag))
+    return out
+
+
+def cmd_frontier(args) -> int:
+    from jaxbandit import frontier as fr
+    for path, flag in ((args.json, "--json"), (args.plot, "--plot")):
+        _output_path(path, flag)
+    env_params = _key_values(args.env_param, "--env-param")
+    if args.means is not None:
+        env_params["means"] = _means(args.means)
+    if args.arm:
+        if args.env != "mixture":
+            raise ValueError(f"--arm describes the arms of --env mixture, not of --env {args.env}")
+        env_params["arms"] = _mixture_arms(args.arm)
+    names = lambda items: [n.strip() for item in items for n in item.split(",") if n.strip()] if items else None
+    options = _per_algorithm(args.policy_option, "--policy-option")
+    options = {a: {k: str(v) for k, v in kv.items()} for a, kv in options.items()}
+    front = fr.frontier(args.env, args.epsilons, env_params=env_params, horizon=args.horizon, delta=args.delta,
+                        notion=args.notion, include=names(args.include), exclude=names(args.exclude),
+                        policy_params=_per_algorithm(args.policy_param, "--policy-param"), policy_options=options,
+                        runs=args.runs, tuning_runs=args.tuning_runs, tuning_steps=args.tuning_steps, seed=args.seed,
+                        out=args.save, progress=args.progress)
+    print(front.table())
+    if args.json:
+        _write_json(args.json, front.to_dict())
+    if args.plot:
+        from jaxbandit import plotting
+        plotting.save(plotting.frontier_figure(front), args.plot)
+    return 0
+
+
 def _grid_values(tuned, points):
     """``points`` values of the tuned parameter over its whole range: b log-spaced in [0, b_max] (integers),
     a bounded parameter evenly in logit, a positive one log-spaced around the trajectory."""
@@ -588,6 +627,42 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
                    help="a line per optimisation step (default: on)")
     t.set_defaults(fn=cmd_tune)
+
+    f = sub.add_parser("frontier", help="which private algorithm, at my epsilon, costs how much regret",
+                       description="For an instance and privacy levels: every private algorithm that applies, "
+                                   "calibrated by its own accountant to meet each level, its free hyperparameters "
+                                   "tuned on separate runs, evaluated on fresh runs; the table, a recommendation "
+                                   "per level, JSON and a figure (jaxbandit.frontier).")
+    f.add_argument("--env", required=True, help="environment name (see `jaxbandit list`)")
+    f.add_argument("--means", type=_number_list, help="comma-separated arm means (Bernoulli, Gaussian)")
+    f.add_argument("--env-param", action="append", metavar="K=V", help="environment parameter, e.g. v=0.9,0.9")
+    f.add_argument("--arm", action="append", metavar="[N*]FAMILY:K=V,...", help="an arm of --env mixture")
+    f.add_argument("--epsilons", type=_number_list, required=True, help="privacy levels, e.g. 0.5,1,2")
+    f.add_argument("--delta", type=float, default=0.0,
+                   help="the delta of central (epsilon, delta)-DP budgets and of GDP conversions (default 0: pure "
+                        "epsilon-DP, which no (epsilon, delta) or GDP claim meets)")
+    f.add_argument("--notion", choices=("central", "local"), default="central",
+                   help="recommend among whole-run (epsilon, delta)-DP claims (central, default) or epsilon-LDP ones")
+    f.add_argument("--horizon", type=_integer, required=True, help="T (1e5 style accepted)")
+    f.add_argument("--include", action="append", metavar="NAMES",
+                   help="algorithms, policies, channels or families (central, local), comma-separated")
+    f.add_argument("--exclude", action="append", metavar="NAMES", help="as --include, left out")
+    f.add_argument("--policy-param", action="append", metavar="ALG:K=V",
+                   help="a parameter fixed for an algorithm or policy, e.g. dp-rse:v=0.9 dp-rse:u=8.14")
+    f.add_argument("--policy-option", action="append", metavar="ALG:K=V",
+                   help="a build-time option, e.g. modified-thompson:accounting=tight")
+    f.add_argument("--runs", type=_integer, default=200, help="evaluation runs per point (default 200)")
+    f.add_argument("--tuning-runs", type=_integer, default=50, help="runs per tuning point (default 50)")
+    f.add_argument("--tuning-steps", type=_integer, default=12, help="gradient steps where b is tuned (default 12)")
+    f.add_argument("--seed", type=_integer, default=0)
+    f.add_argument("--json", metavar="FILE", help="write the rows (one per algorithm and level) and the request")
+    f.add_argument("--plot", metavar="FILE", help="write the frontier figure (PNG)")
+    f.add_argument("--save", metavar="DIR", help="save the frontier and its results in DIR after every algorithm; "
+                                                 "the same command resumes from it")
+    f.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
+                   help="a line per algorithm and phase (default: on)")
+    f.add_argument("--devices", type=_integer, metavar="N", help=DEVICES_HELP)
+    f.set_defaults(fn=cmd_frontier)
 
     a = sub.add_parser("audit", help="audit a privacy claim empirically (Clopper-Pearson lower bound)",
                        description="Run a private component many times on two neighbouring inputs, choose an output "

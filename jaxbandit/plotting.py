@@ -241,3 +241,51 @@ def audit_figure(result, title=None):
                  f"{result.trials:,} test trials per neighbour", fontsize=10.5)
     fig.tight_layout()
     return fig
+
+
+def frontier_figure(front, title=None):
+    """The privacy–regret frontier (`jaxbandit.frontier.Frontier`): regret at T against the privacy level ε, one
+    line per algorithm with ±2 SE bars, central and local DP in separate panels (never one line), per-round claims
+    dashed, the recommended point of each level starred, uniform play's regret for reference."""
+    families = [f for f in ("central", "local") if any(r["family"] == f for r in front.rows)]
+    fig, axes = plt.subplots(1, max(len(families), 1), figsize=(6.4 * max(len(families), 1), 4.8), squeeze=False,
+                             sharey=True)
+    c = front.config
+    notion_text = {"central": f"central: (ε, δ)-DP over the whole run, δ = {c['delta']:g}",
+                   "local": "local: ε-LDP of each report"}
+    markers = "osD^v<>ph*Xd"
+    for ax, family in zip(axes[0], families):
+        rows = [r for r in front.rows if r["family"] == family]
+        names = sorted({r["algorithm"] for r in rows}, key=lambda n: min(r["regret_mean"] for r in rows
+                                                                        if r["algorithm"] == n))
+        for k, name in enumerate(names):
+            mine = sorted((r for r in rows if r["algorithm"] == name), key=lambda r: r["level"])
+            x = [r["level"] for r in mine]
+            y = np.array([r["regret_mean"] for r in mine])
+            err = BAND_Z * np.array([r["regret_se"] for r in mine])
+            per_round = any(r["scope"] == "round" for r in mine)
+            label = name + (" (per-round DP: not whole-run)" if per_round else "")
+            ax.errorbar(x, y, yerr=err, marker=markers[k % len(markers)], ms=5, lw=1.4, capsize=3,
+                        ls="--" if per_round else "-", label=label, alpha=0.7 if per_round else 1.0)
+        best = [r for r in rows if r["best_of_family"]]
+        if best:  # the user's notion's recommendation filled, the other family's best hollow
+            label = ("recommended at that ε" if family == c["notion"] else
+                     f"best {family} point at that ε ({family} is not the notion asked)")
+            ax.plot([r["level"] for r in best], [r["regret_mean"] for r in best], marker="*", ms=17, ls="none",
+                    mfc="gold" if family == c["notion"] else "none", mec="k", mew=1.2, label=label, zorder=5)
+        ax.axhline(front.uniform_regret(), color="0.5", ls=":", lw=1.2, label="uniform play (T · mean gap)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        levels = c["levels"]
+        ax.set_xticks(levels)
+        ax.set_xticklabels([f"{v:g}" for v in levels])
+        ax.minorticks_off() if len(levels) > 1 else None
+        ax.set_xlabel("privacy level ε (smaller: more private)")
+        ax.set_title(notion_text[family], fontsize=10)
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=7, loc="best")
+    axes[0][0].set_ylabel("pseudo-regret at T (mean ± 2 SE)")
+    fig.suptitle(title or (f"Privacy–regret frontier: {c['env_label']}, T = {c['horizon']:g}, {c['runs']} runs per "
+                           f"point, tuned on {c['tuning_runs']} other runs"), fontsize=11)
+    fig.tight_layout()
+    return fig

@@ -123,6 +123,9 @@ class Policy(NamedTuple):
       log_prob: ``(state, arm, params) -> float`` log P(``select`` returns ``arm`` | ``state``) over the step's
         randomness, differentiable in the float fields of ``params``, or ``None``. The score-function gradients of
         `jaxbandit.gradients` (and ``jaxbandit.tune(estimator="score")``) need it.
+      tunable: ``{parameter: values}``, the free hyperparameters a user may tune and a small grid of values for each
+        (the default among them), which `jaxbandit.frontier` searches; ``{}`` where the paper leaves nothing free
+        (a privacy-calibrated parameter is never listed: the accountant sets it).
     """
 
     name: str
@@ -138,6 +141,7 @@ class Policy(NamedTuple):
     options: Any = ()
     bind_horizon: Callable | None = None
     log_prob: Callable | None = None
+    tunable: Any = ()
 
     def __repr__(self) -> str:
         options = "".join(f", {k}={v!r}" for k, v in dict(self.options).items())

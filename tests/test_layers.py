@@ -22,6 +22,7 @@ LAYERS = [
     {"gradients", "theory"},
     {"tuning"},
     {"audit"},
+    {"frontier"},
     {"plotting"},
     {"experiments", "__init__"},
     {"cli"},

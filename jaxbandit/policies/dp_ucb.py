@@ -206,7 +206,9 @@ def dp_ucb_int(num_arms: int, *, release: str = "discrete") -> Policy:
     policy = phased("dp-ucb-int", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
                     release=release_mean, draw=_draw(num_arms, False, release), validate=validate,
                     default_params=IntervalParams(jnp.asarray(1.0), jnp.asarray(1.1)), reward_range=(0.0, 1.0))
-    return policy._replace(accountant=accountant, options={"release": release})
+    # ε sets the block length f = ⌈1/ε⌉ (v is calibrated to the budget): longer blocks, fewer releases to compose
+    return policy._replace(accountant=accountant, options={"release": release},
+                           tunable={"epsilon": (0.02, 0.05, 0.2, 1.0)})
 
 
 def dp_ucb_int_privacy(epsilon: float, v: float, delta: float, horizon: int) -> float:

@@ -121,4 +121,6 @@ def dp_se(num_arms: int, *, release: str = "discrete") -> Policy:
                     release=release_means, draw=draw, validate=validate,
                     default_params=DPSEParams(epsilon=jnp.asarray(1.0), beta=jnp.asarray(1e-5)),
                     reward_range=(0.0, 1.0))
-    return policy._replace(accountant=accountant, options={"release": release})
+    # β: the paper's 1/T (Theorem 3.2's regret) or larger (shorter epochs, a weaker high-probability bound)
+    return policy._replace(accountant=accountant, options={"release": release},
+                           tunable={"beta": (1e-5, 1e-3, 1e-1)})

@@ -1,0 +1,209 @@
+"""The privacy–regret frontier (`jaxbandit.frontier`): which algorithms apply, each point's claim meets its level
+(re-checked through the components' own accountants), the recommendation is taken among the points of the user's
+notion only, tuning and evaluation use disjoint seeds and the evaluated regret is what `simulate` gives for the same
+parameters, resume, bad input, the figure and the CLI."""
+import json
+import math
+import os
+
+import numpy as np
+import pytest
+
+import jaxbandit as jb
+from jaxbandit import frontier as fr
+from jaxbandit import policies, privatizers
+from jaxbandit.accounting.accountants import Budget
+
+MEANS = [0.2, 0.8]
+SMALL = dict(env_params={"means": MEANS}, horizon=400, delta=0.01, runs=20, tuning_runs=10, tuning_steps=2,
+             progress=False)
+CHOSEN = ["dp-se", "dp-ftpl-gauss", "thompson+linear", "klucb-cf+randomized-response", "gaussian-thompson"]
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("frontier"))
+    return fr.frontier("bernoulli", [4.0, 0.5], include=CHOSEN, out=out, **SMALL), out
+
+
+def _claim(row, num_arms=len(MEANS), horizon=400):
+    """The row's claim from its parameters, through the component's own accountant (not the frontier's code)."""
+    policy_name, _, channel = row["algorithm"].partition("+")
+    if channel:
+        component, params = privatizers.make(channel, **row["params"]["privatizer"])
+    else:
+        component, params = policies.make(policy_name, num_arms, **row["params"]["policy"])
+    return component.accountant.guarantee(params, horizon, num_arms)
+
+
+# ------------------------------------------------------------------------------------------------ selection
+def test_selection_follows_the_instance():
+    algs, skipped = fr.algorithms("bernoulli", {"means": MEANS})
+    names = {a.name: a for a in algs}
+    private = [n for n in policies.names() if policies.get(n, 2).accountant is not None]
+    assert set(private) <= set(names) and not skipped
+    assert names["ldp-rse"].family == "local" and names["dp-se"].family == "central"
+    assert names["thompson+linear"].family == "local" and names["thompson+linear"].private == "privatizer"
+    # a channel-aware learner only with the channel whose parameters it takes
+    assert "klucb-cf+randomized-response" in names and "klucb-cf+linear" not in names
+    assert "thompson+randomized-response" in names
+
+    algs, skipped = fr.algorithms("pareto", {"means": [0.5, 0.9], "v": [0.9, 0.9]})
+    assert algs == []
+    assert "rewards in [0, 1]" in skipped["dp-se"] and "moment bound" in skipped["dp-rse"]
+    algs, _ = fr.algorithms("pareto", {"means": [0.5, 0.9], "v": [0.9, 0.9]},
+                            policy_params={"dp-rse": {"v": 0.9, "u": 8.142063}})
+    assert [a.name for a in algs] == ["dp-rse"]
+
+
+def test_include_and_exclude_by_name_policy_channel_and_family():
+    pick = lambda **kw: sorted(a.name for a in fr.algorithms("bernoulli", {"means": MEANS}, **kw)[0])
+    assert pick(include=["local"], exclude=["thompson", "linear", "quadratic", "exponential"]) == sorted(
+        ["ldp-rse", "klucb+randomized-response", "ucb1+randomized-response", "klucb-cf+randomized-response",
+         "ts-cf+randomized-response", "ucb-cf+randomized-response", "wr-klucb+randomized-response",
+         "wr-ts+randomized-response"])
+    assert pick(include=["dp-se", "linear"]) == ["dp-se", "klucb+linear", "thompson+linear", "ucb1+linear"]
+    with pytest.raises(ValueError, match="dp-sf"):
+        pick(include=["dp-sf"])
+
+
+# ------------------------------------------------------------------------------------------------ calibration
+@pytest.mark.parametrize("name", ["dp-se", "dp-ucb-int", "dp-ftpl-new", "thompson+linear",
+                                  "klucb-cf+randomized-response", "ldp-rse"])
+def test_calibrated_points_meet_their_level_on_its_boundary(name):
+    """Every calibrated point's claim meets its budget and a 1% smaller one does not (it is on the boundary, unless
+    its parameter is at the least private end of its range), checked by the component's accountant from the point's
+    own parameters."""
+    alg = next(a for a in fr.algorithms("bernoulli", {"means": MEANS})[0] if a.name == name)
+    spec = fr._spec(alg, "bernoulli", {"means": MEANS}, 2000, 10, {}, {})
+    base = spec.params
+    if name == "dp-ucb-int":  # blocks of 50 pulls: few enough releases to meet these levels at T = 2000
+        base = base._replace(policy=base.policy._replace(epsilon=np.float32(0.02)))
+    for level in (0.5, 2.0):
+        point = fr._calibrated_point(alg, spec, base, level, 0.01, {})
+        component = getattr(spec, alg.private)
+        claim = component.accountant.guarantee(getattr(point, alg.private), 2000, 2)
+        budget = fr._budget(alg, level, 0.01)
+        assert claim.meets(budget), (name, level, claim)
+        tighter = Budget(epsilon=level * 0.99, delta=budget.delta)
+        value = float(getattr(getattr(point, alg.private), component.accountant.calibrated))
+        at_end = any(np.isclose(value, end, rtol=1e-5) for end in component.accountant.calibrated_range)
+        assert at_end or not claim.meets(tighter), (name, level, claim)  # on the boundary, or as weak as it goes
+        if name.startswith("klucb-cf"):  # the learner inverts the channel it is given
+            assert float(point.policy.p00) == float(point.privatizer.p00) != 0.5
+            assert float(point.policy.p11) == float(point.privatizer.p11)
+
+
+def test_a_pure_budget_takes_no_gdp_claim():
+    alg = next(a for a in fr.algorithms("bernoulli", {"means": MEANS})[0] if a.name == "modified-thompson")
+    spec = fr._spec(alg, "bernoulli", {"means": MEANS}, 2000, 10, {}, {})
+    assert fr._calibrated_point(alg, spec, spec.params, 1.0, 0.0, {}) is None
+    assert fr._calibrated_point(alg, spec, spec.params, 1.0, 0.01, {}) is not None
+
+
+# ------------------------------------------------------------------------------------------------ the frontier
+def test_rows_claims_and_recommendation(small):
+    front, _ = small
+    rows = front.rows
+    assert front.config["levels"] == [0.5, 4.0]
+    assert {r["algorithm"] for r in rows} == set(CHOSEN) - {"gaussian-thompson"}
+    assert "mu = " in front.skipped["gaussian-thompson"] or "μ = " in front.skipped["gaussian-thompson"]
+    keys = {"algorithm", "family", "notion", "epsilon", "delta", "params", "regret_mean", "regret_se", "runs",
+            "tuning_agent_steps", "level", "meets", "recommended", "regret_quantiles", "warnings"}
+    for r in rows:
+        assert keys <= set(r)
+        claim = _claim(r)
+        assert claim.describe() == r["claim"]
+        budget = Budget(epsilon=r["level"]) if r["family"] == "local" else Budget(epsilon=r["level"], delta=0.01)
+        assert claim.meets(budget)
+        assert r["meets"] == (claim.scope == ("report" if r["family"] == "local" else "run"))
+        assert r["runs"] == 20 and r["regret_se"] >= 0 and 0 <= r["regret_mean"] <= 0.6 * 400
+    per_round = [r for r in rows if r["algorithm"] == "dp-ftpl-gauss"]
+    assert per_round and all(r["scope"] == "round" and not r["meets"] and not r["recommended"] for r in per_round)
+    for level in front.config["levels"]:
+        central = [r for r in rows if r["level"] == level and r["family"] == "central" and r["meets"]]
+        chosen = [r for r in rows if r["level"] == level and r["recommended"]]
+        assert len(chosen) == 1 and chosen[0] in central
+        assert chosen[0]["regret_mean"] == min(r["regret_mean"] for r in central)
+        local = [r for r in rows if r["level"] == level and r["family"] == "local"]
+        best_local = [r for r in local if r["best_of_family"]]
+        assert len(best_local) == 1 and best_local[0]["regret_mean"] == min(r["regret_mean"] for r in local)
+    assert "*" in front.table() and "gaussian-thompson" in front.table()
+
+
+def test_grid_tuning_picks_the_least_tuning_regret_and_evaluation_matches_simulate(small):
+    front, _ = small
+    c = front.config
+    assert c["tuning_seed"] != c["evaluation_seed"]
+    for r in (r for r in front.rows if r["algorithm"] == "dp-se"):
+        t = r["tuning"]
+        assert t["method"] == "grid" and len(t["values"]) == 3
+        best = t["values"][int(np.argmin(t["regret"]))]
+        assert r["params"]["policy"]["beta"] == pytest.approx(best["beta"], rel=1e-6)
+        assert r["tuning_agent_steps"] == 3 * 10 * 400
+    # an independent re-simulation of one row with the evaluation seed gives its numbers
+    row = next(r for r in front.rows if r["algorithm"] == "thompson+linear" and r["level"] == 0.5)
+    res = jb.simulate("bernoulli", "thompson", privatizer="linear", env_params={"means": MEANS},
+                      privatizer_params=row["params"]["privatizer"], horizon=400, runs=20,
+                      seed=c["evaluation_seed"], realized=False)
+    assert res.final().mean() == pytest.approx(row["regret_mean"], rel=1e-6)
+
+
+def test_resume_skips_what_is_done_and_refuses_another_request(small, monkeypatch):
+    front, out = small
+    saved = json.load(open(os.path.join(out, "frontier.json")))
+    assert saved["format"] == "jaxbandit-frontier" and sorted(saved["done"]) == sorted(CHOSEN)
+    assert os.path.exists(os.path.join(out, "results", "dp-se.npz"))
+    monkeypatch.setattr(fr, "run_spec", lambda *a, **k: pytest.fail("a resumed frontier simulated again"))
+    again = fr.frontier("bernoulli", [4.0, 0.5], include=CHOSEN, out=out, **SMALL)
+    assert [(r["algorithm"], r["level"], r["regret_mean"], r["recommended"]) for r in again.rows] == [
+        (r["algorithm"], r["level"], r["regret_mean"], r["recommended"]) for r in front.rows]
+    with pytest.raises(ValueError, match="another request.*runs"):
+        fr.frontier("bernoulli", [4.0, 0.5], include=CHOSEN, out=out, **{**SMALL, "runs": 21})
+
+
+def test_figure(small, tmp_path):
+    from jaxbandit import plotting
+    fig = plotting.frontier_figure(small[0])
+    assert [ax.get_title() for ax in fig.axes][:2] == ["central: (ε, δ)-DP over the whole run, δ = 0.01",
+                                                       "local: ε-LDP of each report"]
+    plotting.save(fig, str(tmp_path / "frontier.png"))
+    assert os.path.getsize(tmp_path / "frontier.png") > 10_000
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"budgets": []}, "budgets"), ({"budgets": [-1.0]}, "budgets"), ({"budgets": [math.inf]}, "budgets"),
+    ({"delta": 1.0}, "delta"), ({"notion": "global"}, "notion"), ({"runs": 1}, "runs"),
+    ({"tuning_runs": 1}, "tuning_runs"), ({"horizon": 0}, "horizon"), ({"include": ["nope"]}, "nope"),
+    ({"policy_params": {"dp-se": 3}}, "policy_params"), ({"out": "/proc/frontier"}, "out"),
+])
+def test_bad_input_is_refused_before_any_simulation(kw, match, monkeypatch):
+    monkeypatch.setattr(fr, "run_spec", lambda *a, **k: pytest.fail("simulated before checking its input"))
+    args = {"budgets": [1.0], **kw}
+    with pytest.raises(ValueError, match=match):
+        fr.frontier("bernoulli", args.pop("budgets"), **{**SMALL, "include": ["dp-se"], **args})
+
+
+def test_cli(tmp_path, capsys):
+    from jaxbandit.cli import main
+    path = tmp_path / "f.json"
+    code = main(["frontier", "--env", "bernoulli", "--means", "0.2,0.8", "--epsilons", "0.5,4", "--delta", "0.01",
+                 "--horizon", "400", "--include", "thompson+linear", "--runs", "20", "--tuning-runs", "10",
+                 "--json", str(path), "--no-progress"])
+    assert code == 0
+    rows = json.load(open(path))["rows"]
+    assert [(r["algorithm"], r["level"]) for r in rows] == [("thompson+linear", 0.5), ("thompson+linear", 4.0)]
+    assert "thompson+linear" in capsys.readouterr().out
+    assert main(["frontier", "--env", "bernoulli", "--means", "0.2,0.8", "--epsilons", "1", "--horizon", "400",
+                 "--policy-param", "dp-se=3"]) == 2
+    assert "ALGORITHM:KEY=VALUE" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_modified_thompson_is_tuned_by_gradient_on_the_boundary():
+    front = fr.frontier("bernoulli", [1.0], include=["modified-thompson"], **{**SMALL, "horizon": 2000})
+    (row,) = front.rows
+    assert row["tuning"]["method"] == "gradient" and len(row["tuning"]["trace"]) == 2
+    claim = _claim(row, horizon=2000)
+    assert claim.notion == "gdp" and claim.epsilon_at(0.01) == pytest.approx(1.0, rel=1e-6)
+    assert row["epsilon"] == pytest.approx(1.0, rel=1e-6) and row["recommended"]
