@@ -466,7 +466,7 @@ def _per_algorithm(items, flag) -> dict:
 
 
 def cmd_frontier(args) -> int:
-    from jaxbandit import frontier as fr
+    from jaxbandit import comparison as fr
     for path, flag in ((args.json, "--json"), (args.plot, "--plot")):
         _output_path(path, flag)
     env_params = _key_values(args.env_param, "--env-param")

@@ -244,7 +244,7 @@ def audit_figure(result, title=None):
 
 
 def frontier_figure(front, title=None):
-    """The privacy–regret frontier (`jaxbandit.frontier.Frontier`): regret at T against the privacy level ε, one
+    """The privacy–regret frontier (`jaxbandit.comparison.Frontier`): regret at T against the privacy level ε, one
     line per algorithm with ±2 SE bars, central and local DP in separate panels (never one line), per-round claims
     dashed, the recommended point of each level starred, uniform play's regret for reference."""
     families = [f for f in ("central", "local") if any(r["family"] == f for r in front.rows)]

@@ -1,4 +1,4 @@
-"""The privacy–regret frontier (`jaxbandit.frontier`): which algorithms apply, each point's claim meets its level
+"""The privacy–regret frontier (`jaxbandit.frontier`, in `jaxbandit.comparison`): which algorithms apply, each point's claim meets its level
 (re-checked through the components' own accountants), the recommendation is taken among the points of the user's
 notion only, tuning and evaluation use disjoint seeds and the evaluated regret is what `simulate` gives for the same
 parameters, resume, bad input, the figure and the CLI."""
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import jaxbandit as jb
-from jaxbandit import frontier as fr
+from jaxbandit import comparison as fr
 from jaxbandit import policies, privatizers
 from jaxbandit.accounting.accountants import Budget
 

@@ -22,7 +22,7 @@ LAYERS = [
     {"gradients", "theory"},
     {"tuning"},
     {"audit"},
-    {"frontier"},
+    {"comparison"},
     {"plotting"},
     {"experiments", "__init__"},
     {"cli"},
