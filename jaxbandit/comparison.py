@@ -549,6 +549,8 @@ def _one(alg, env, env_params, levels, delta, horizon, runs, tuning_runs, tuning
                 tuning[level] = {"method": "grid", "runs": tuning_runs, "values": [flat[j][1] for j in idx],
                                  "regret": [float(mean[j]) for j in idx]}
                 spent[level] = len(idx) * tuning_runs * horizon
+                flat_regret = max(mean[j] for j in idx) == min(mean[j] for j in idx)  # nothing told them apart
+                warns[level] = [] if flat_regret else _grid_edge(spec.policy, flat[best][1])
         else:
             for level, items in candidates.items():
                 chosen[level] = items[0][1]
@@ -590,6 +592,16 @@ def _one(alg, env, env_params, levels, delta, horizon, runs, tuning_runs, tuning
     return {"rows": rows, "curve": curve, "tuning_seconds": tuning_seconds, "evaluation_seconds": evaluation_seconds}
 
 
+def _grid_edge(policy, values) -> list:
+    """A warning for each tuned value at an end of its grid (the best may lie beyond it)."""
+    out = []
+    for name, value in values.items():
+        grid = sorted(dict(policy.tunable)[name])
+        if len(grid) > 1 and value in (grid[0], grid[-1]):
+            out.append(f"the best {name} = {value:g} is at an end of its grid {grid}: the optimum may lie beyond it")
+    return out
+
+
 def _tune_gradient(alg, spec, env, env_params, levels, delta, horizon, tuning_runs, tuning_steps, tuning_seed,
                    given, options, say):
     """Modified Thompson sampling: b by gradient at each level, c = c*(b) on the boundary (`jaxbandit.tune`)."""
@@ -618,7 +630,8 @@ def _tune_gradient(alg, spec, env, env_params, levels, delta, horizon, tuning_ru
             **{k: np.asarray(v, dtype[k]) for k, v in values.items()}))
         chosen[level] = _bound(spec, point)
         how[level] = {"method": "gradient", "parameter": free, "steps": tuning_steps, "runs": tuning_runs,
-                      "trace": [round(row[free], 3) for row in tuned.trace]}
+                      "pilot": tuned.config["pilot"], "trace": [round(row[free], 3) for row in tuned.trace],
+                      "converged": tuned.converged}
         spent[level] = tuned.agent_steps
         warns[level] = list(tuned.warnings) + [str(w.message) for w in caught if str(w.message) not in tuned.warnings]
     return chosen, how, spent, warns

@@ -56,7 +56,12 @@ class Tuned:
         it with its standard error, and the gradient in u with its standard error.
       config: the request (environment, policy, budget, horizon, runs, steps, seed, estimator, ...).
       seconds: wall time.
-      warnings: what the answer's user should know (e.g. that the budget forces near-uniform play).
+      warnings: what the answer's user should know (e.g. that the budget forces near-uniform play, or that the
+        tuner did not converge within its steps).
+      converged: whether the last steps' gradients are consistent with a stationary point (`convergence`).
+      convergence: the test's numbers (`_convergence`): ``window`` (steps), ``grad`` and ``grad_se`` (their mean
+        gradient in u and its standard error), ``z``, ``gain_per_window`` (|grad|·σ) against ``regret_se``,
+        ``at_bound`` (the iterate at an end of its range, pushed outward).
     """
 
     params: dict
@@ -68,6 +73,8 @@ class Tuned:
     config: dict
     seconds: float
     warnings: list = dataclasses.field(default_factory=list)
+    converged: bool | None = None
+    convergence: dict = dataclasses.field(default_factory=dict)
 
     @property
     def b(self):
@@ -83,7 +90,7 @@ class Tuned:
             out.update({k: self.params[k] for k in ("b", "c") if k in self.params})
             out.update(eta=self.eta, epsilon=self.epsilon, delta=self.delta)
         out.update(agent_steps=self.agent_steps, seconds=self.seconds, config=self.config, trace=self.trace,
-                   warnings=self.warnings)
+                   converged=self.converged, convergence=self.convergence, warnings=self.warnings)
         return out
 
     def save(self, path: str) -> None:
@@ -95,7 +102,8 @@ class Tuned:
 
     def __repr__(self) -> str:
         priv = "" if self.eta is None else f", eta={self.eta:.4g}, epsilon={self.epsilon:.4g}, delta={self.delta:.3g}"
-        return f"Tuned(params={self.params}{priv}, agent_steps={self.agent_steps:.3g}, steps={len(self.trace)})"
+        return (f"Tuned(params={self.params}{priv}, agent_steps={self.agent_steps:.3g}, steps={len(self.trace)}, "
+                f"converged={self.converged})")
 
 
 def _budget(eta_budget, epsilon, delta):
@@ -280,7 +288,8 @@ def tune(env, policy="modified-thompson", *, env_params: Mapping | None = None, 
          epsilon: float | None = None, delta: float | None = None, accounting: str = "paper",
          param: str | None = None, bounds: tuple | None = None, horizon: int, runs: int = 32, steps: int = 40,
          seed: int = 0, estimator: str = "smoothed", sigma: float = 0.15, learning_rate: float = 0.25,
-         init: float | None = None, progress: bool = False, callback: Callable | None = None) -> Tuned:
+         init: float | None = None, pilot: int = 6, progress: bool = False,
+         callback: Callable | None = None) -> Tuned:
     """Tune a policy's parameters by gradient on the simulated regret (module docstring).
 
     Args:
@@ -297,13 +306,16 @@ def tune(env, policy="modified-thompson", *, env_params: Mapping | None = None, 
         (step i simulates seed-derived keys no other step uses).
       estimator: ``"smoothed"`` or ``"score"`` (`jaxbandit.gradients`). sigma: half-width of the smoothing window
         in u. learning_rate: Adam's step size in u (cosine-decayed to a tenth over the steps).
-      init: the starting value of b (or of ``param``); default: the middle of [0, b_max] in log(b + 1) (b_max the
-        largest b with b·K < T), or the policy's value of ``param`` (its default, or ``policy_params``') where it
-        lies inside the range, else the middle of the range in its coordinate.
+      init: the starting value of b (or of ``param``); default: under a budget, the best of ``pilot`` values of b
+        evenly spaced in log(b + 1) over (0, b_max) (b_max the largest b with b·K < T), simulated with ``runs``
+        runs each and common random numbers (``pilot=0``: the middle of that range); else the policy's value of
+        ``param`` (its default, or ``policy_params``') where it lies inside the range, else the middle of the
+        range in its coordinate.
+      pilot: the number of pilot values of b (above); 0 for none.
       progress: print a line per step. callback: called with the trace (list of dicts) after every step.
 
     Returns:
-      `Tuned`.
+      `Tuned`, with ``converged`` from the convergence test (`convergence`) and a warning where it failed.
 
     Raises:
       ValueError: on bad input (a non-positive budget, an infeasible one, an unknown estimator or accounting, ...),
@@ -315,6 +327,7 @@ def tune(env, policy="modified-thompson", *, env_params: Mapping | None = None, 
     runs = checks.positive_int("runs", runs, minimum=2)
     steps = checks.positive_int("steps", steps)
     seed = checks.positive_int("seed", seed, minimum=0, maximum=MAX_SEED)
+    pilot = checks.positive_int("pilot", pilot, minimum=0)
     checks.known_name("estimator", estimator, ESTIMATORS)
     checks.in_range("sigma", sigma, 0.0, low_open=True, high_open=True)
     checks.in_range("learning_rate", learning_rate, 0.0, low_open=True, high_open=True)
@@ -329,12 +342,25 @@ def tune(env, policy="modified-thompson", *, env_params: Mapping | None = None, 
     point = _point(base, space)
     spec.with_points([point(np.array([u0]), 0.5)])  # check the first point before anything compiles
 
+    seeds = np.random.SeedSequence(seed).generate_state(steps + 1)
+    spent, pilot_row = 0, None
+    if pilot and eta_b is not None and init is None:  # start at the best of a coarse grid in u
+        us = np.linspace(*space.bounds, pilot + 2)[1:-1]
+        regret = gradients.final_regret(spec, [point(np.array([v]), 0.5) for v in us], runs=runs,
+                                        seed=int(seeds[steps]) % (MAX_SEED + 1))
+        spent += regret.size * horizon
+        u0 = float(us[int(np.argmin(regret.mean(1)))])
+        pilot_row = {"u": us.tolist(), "values": [space.values(np.array([v]), 0.5)[space.names[0]] for v in us],
+                     "regret": regret.mean(1).tolist()}
+        if progress:
+            print(f"pilot: {pilot} values of {space.names[0]}, {runs} runs each: start at "
+                  f"{space.names[0]}={space.beta(np.array([u0])):.4g}", flush=True)
+
     schedule = optax.cosine_decay_schedule(learning_rate, steps, alpha=0.1)
     opt = optax.adam(schedule)
     u = jnp.asarray([u0], jnp.float32)
     state = opt.init(u)
-    seeds = np.random.SeedSequence(seed).generate_state(steps)
-    trace, spent, iterates = [], 0, []
+    trace, iterates = [], []
     for i in range(steps):
         here = np.asarray(u, np.float64)
         step_seed = int(seeds[i]) % (MAX_SEED + 1)
@@ -366,6 +392,9 @@ def tune(env, policy="modified-thompson", *, env_params: Mapping | None = None, 
     params = space.final(final_u)
     eta = eps = dlt = None
     warned = _near_uniform(spec, trace)
+    convergence = _convergence(trace, space, final_u, sigma)
+    if not convergence["converged"]:
+        warned.append(_not_converged(convergence, space, steps, learning_rate))
     if eta_b is not None:  # the claim of the answer, from the policy's accountant (float64)
         answer = base.policy._replace(**{k: jnp.asarray(v, getattr(base.policy, k).dtype) for k, v in params.items()})
         claim = pol_o.accountant.guarantee(answer, horizon, K)
@@ -377,9 +406,51 @@ def tune(env, policy="modified-thompson", *, env_params: Mapping | None = None, 
               "eta_budget": eta_b, "budget_epsilon": epsilon, "budget_delta": delta, "accounting": accounting,
               "param": space.names[0], "horizon": horizon, "runs": runs, "steps": steps,
               "seed": seed, "estimator": estimator, "sigma": sigma, "learning_rate": learning_rate,
-              "init": init, "final_u": float(final_u[0]),
+              "init": init, "pilot": pilot_row, "final_u": float(final_u[0]),
               "range": [0, space.b_max] if eta_b is not None else [space.low, space.high]}
-    return Tuned(params, eta, eps, dlt, int(spent), trace, config, time.perf_counter() - t0, warned)
+    return Tuned(params, eta, eps, dlt, int(spent), trace, config, time.perf_counter() - t0, warned,
+                 convergence.pop("converged"), convergence)
+
+
+CONVERGENCE_Z = 2.0  # a mean gradient this many standard errors from 0 over the last steps: not converged
+
+
+def _convergence(trace, space, final_u, sigma) -> dict:
+    """The convergence test, over the last quarter of the steps (at least 3, or all). Converged where any of:
+
+    - stationary: the mean of the gradient estimates in u is within `CONVERGENCE_Z` standard errors of 0 (each
+      step simulates fresh runs, so the estimates are independent: SE = sqrt(Σ se_i²)/n);
+    - flat: the mean gradient times the smoothing half-width σ, the regret the tuner could still gain by moving
+      one window, is below the standard error of its own regret estimates (mean over the window): what is left
+      is below what it can resolve;
+    - at a bound: the answer sits at an end of its range with the gradient pushing it outward.
+    """
+    window = trace[-max(3, len(trace) // 4):]
+    g = float(np.mean([row["grad"] for row in window]))
+    se = float(math.sqrt(sum(row["grad_se"] ** 2 for row in window)) / len(window))
+    z = g / se if se > 0 else (0.0 if g == 0 else math.copysign(math.inf, g))
+    regret_se = float(np.mean([row["regret_se"] for row in window]))
+    low, high = space.bounds
+    u = float(final_u[0])
+    at_bound = bool((u <= low + 1e-3 and g > 0) or (u >= high - 1e-3 and g < 0))
+    flat = abs(g) * sigma <= regret_se
+    return {"converged": bool(abs(z) <= CONVERGENCE_Z or flat or at_bound), "window": len(window), "grad": g,
+            "grad_se": se, "z": z, "gain_per_window": abs(g) * sigma, "regret_se": regret_se, "at_bound": at_bound}
+
+
+def _not_converged(convergence, space, steps, learning_rate) -> str:
+    """The warning of a run that did not converge (also raised as a UserWarning)."""
+    import warnings
+    name = space.names[0]
+    way = "up" if convergence["grad"] < 0 else "down"
+    message = (f"the tuner did not converge within its {steps} steps: over the last {convergence['window']} the "
+               f"gradient averaged {convergence['grad']:.3g} ± {convergence['grad_se']:.2g} (z = "
+               f"{convergence['z']:.1f}; about {convergence['gain_per_window']:.3g} of regret per smoothing window, "
+               f"above its regret estimates' standard error {convergence['regret_se']:.2g}), so {name} would still "
+               f"move {way}; give more steps, a larger learning_rate (now {learning_rate:g}) or an init nearer the "
+               "optimum")
+    warnings.warn(message, UserWarning, stacklevel=3)
+    return message
 
 
 UNIFORM_FRACTION = 0.9  # a tuned point whose regret is this close to uniform play's is reported as (near-)uniform

@@ -1,5 +1,6 @@
 """jaxbandit.tune, tuning.grid and the CLI verb `jaxbandit tune`."""
 import json
+import math
 
 import numpy as np
 import pytest
@@ -56,7 +57,7 @@ def test_answer_is_an_integer_b_whose_c_meets_the_budget_exactly(accounting):
         assert eta == pytest.approx(1.5, rel=1e-6)  # on the boundary: the whole budget is used
     g = ts_privacy.guarantee(b, c, 400, delta=1e-6, num_arms=5, tight=tight)
     assert tuned.epsilon == pytest.approx(float(g.epsilon), rel=1e-5) and tuned.delta == pytest.approx(1e-6)
-    assert tuned.agent_steps == 3 * 2 * 4 * 400 and len(tuned.trace) == 3
+    assert tuned.agent_steps == (6 + 3 * 2) * 4 * 400 and len(tuned.trace) == 3  # the pilot's 6 points, 3 steps
 
 
 def test_epsilon_delta_budget_is_met():
@@ -74,6 +75,38 @@ def test_same_seed_same_answer_and_json(tmp_path):
     for key in ("b", "c", "eta", "epsilon", "delta", "agent_steps", "trace"):
         assert key in data
     assert data["b"] == a.b and data["trace"][0]["step"] == 0 and data["format"] == "jaxbandit-tuned"
+
+
+def test_pilot_start_and_convergence_report():
+    tuned = jb.tune("bernoulli", eta_budget=1.5, **SMALL)
+    pilot = tuned.config["pilot"]
+    assert len(pilot["values"]) == 6 and pilot["values"] == sorted(pilot["values"])
+    assert tuned.trace[0]["u"] == pytest.approx(pilot["u"][int(np.argmin(pilot["regret"]))], rel=1e-6)
+    assert isinstance(tuned.converged, bool) and {"z", "window", "grad", "grad_se"} <= set(tuned.convergence)
+    assert tuned.to_dict()["converged"] == tuned.converged
+    plain = jb.tune("bernoulli", eta_budget=1.5, pilot=0, **SMALL)
+    assert plain.config["pilot"] is None and plain.agent_steps == 3 * 2 * 4 * 400
+
+
+def _trace(grads, se=1.0, regret_se=1.0):
+    return [{"grad": g, "grad_se": se, "regret_se": regret_se} for g in grads]
+
+
+def test_convergence_test_on_known_traces():
+    space = type("Space", (), {"bounds": (0.0, 10.0), "names": ("b",)})()
+    u = np.array([5.0])
+    # a gradient of -5 ± 1 at every step: still moving up, and worth 0.75 of regret per window against an SE of 0.5
+    still = tuning._convergence(_trace([-5.0] * 8, regret_se=0.5), space, u, 0.15)
+    assert not still["converged"] and still["z"] == pytest.approx(-5 * math.sqrt(3)) and still["window"] == 3
+    # noise around 0: stationary
+    assert tuning._convergence(_trace([1.0, -1.5, 0.5, 0.2]), space, u, 0.15)["converged"]
+    # significant but below what the regret estimates resolve: flat
+    flat = tuning._convergence(_trace([-5.0] * 8, regret_se=1.0), space, u, 0.15)
+    assert flat["converged"] and flat["gain_per_window"] == pytest.approx(0.75)
+    # at the upper end, pushed further up: a constrained optimum
+    assert tuning._convergence(_trace([-5.0] * 8, regret_se=0.5), space, np.array([10.0]), 0.15)["at_bound"]
+    with pytest.warns(UserWarning, match="did not converge within its 8 steps.*move up"):
+        tuning._not_converged(still, space, 8, 0.25)
 
 
 @pytest.mark.slow
