@@ -483,7 +483,7 @@ def cmd_frontier(args) -> int:
                         notion=args.notion, include=names(args.include), exclude=names(args.exclude),
                         policy_params=_per_algorithm(args.policy_param, "--policy-param"), policy_options=options,
                         runs=args.runs, tuning_runs=args.tuning_runs, tuning_steps=args.tuning_steps, seed=args.seed,
-                        out=args.save, progress=args.progress)
+                        out=args.save, audit=args.audit, progress=args.progress)
     print(front.table())
     if args.json:
         _write_json(args.json, front.to_dict())
@@ -659,6 +659,8 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--plot", metavar="FILE", help="write the frontier figure (PNG)")
     f.add_argument("--save", metavar="DIR", help="save the frontier and its results in DIR after every algorithm; "
                                                  "the same command resumes from it")
+    f.add_argument("--audit", action="store_true",
+                   help="also audit each point's private component at its parameters and add the lower bound")
     f.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
                    help="a line per algorithm and phase (default: on)")
     f.add_argument("--devices", type=_integer, metavar="N", help=DEVICES_HELP)

@@ -221,7 +221,7 @@ class Frontier:
       curves: ``{algorithm: {"t": [...], "mean": [[per level]], "se": [[...]]}}``, the regret along the horizon.
       skipped: ``{algorithm: reason}`` for the algorithms left out (not applicable, or no level met).
       config: the request (instance, levels, δ, horizon, runs, seeds, tuning budget, notion).
-      seconds: ``{"tuning": s, "evaluation": s, "total": s}``.
+      seconds: ``{"tuning": s, "evaluation": s, "total": s}`` (and ``"audit"`` with ``audit=True``).
     """
 
     rows: list
@@ -265,8 +265,13 @@ class Frontier:
                         "≈" if b is not None and r["meets"] and _tied(r, b) else " ")
                 shown = ", ".join(f"{k}={_short(v)}" for k, v in _flat(r["params"]).items())
                 warn = "  !" if r["warnings"] else ""
+                audit = ""
+                if "audit" in r:
+                    a = r["audit"]
+                    audit = ("  [no audit]" if a is None else f"  [audit: {a['claim_kind']} >= {a['lower_bound']:.3g}"
+                             + (" VIOLATED]" if a["violated"] else "]"))
                 lines.append(f" {mark} {r['algorithm']:29s} {r['family']:7s} {_short_claim(r):36s} "
-                             f"{r['regret_mean']:>11.5g} ± {r['regret_se']:<7.3g}  {shown}{warn}")
+                             f"{r['regret_mean']:>11.5g} ± {r['regret_se']:<7.3g}  {shown}{warn}{audit}")
         if self.skipped:
             lines.append("\nnot included:")
             lines += [f"  {name}: {reason}" for name, reason in sorted(self.skipped.items())]
@@ -275,7 +280,8 @@ class Frontier:
             lines.append("\nwarnings (!):")
             lines += [f"  {r['algorithm']} at epsilon = {r['level']:g}: {w}" for r in warned for w in r["warnings"]]
         s = self.seconds
-        lines.append(f"\n{s['total']:.0f} s: tuning {s['tuning']:.0f} s, evaluation {s['evaluation']:.0f} s")
+        lines.append(f"\n{s['total']:.0f} s: tuning {s['tuning']:.0f} s, evaluation {s['evaluation']:.0f} s"
+                     + (f", audits {s['audit']:.0f} s" if "audit" in s else ""))
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -319,7 +325,7 @@ def frontier(env, budgets: Sequence[float], *, horizon: int, env_params: Mapping
              notion: str = "central", include: Sequence[str] | None = None, exclude: Sequence[str] | None = None,
              policy_params: Mapping | None = None, policy_options: Mapping | None = None, runs: int = 200,
              tuning_runs: int = 50, tuning_steps: int = 12, seed: int = 0, record: int = 50,
-             out: str | None = None, progress: bool = True) -> Frontier:
+             out: str | None = None, audit: bool = False, progress: bool = True) -> Frontier:
     """The privacy–regret frontier of an instance (module docstring).
 
     Args:
@@ -338,6 +344,9 @@ def frontier(env, budgets: Sequence[float], *, horizon: int, env_params: Mapping
       record: number of record times along the horizon.
       out: a folder to save into and resume from: ``frontier.json`` after every algorithm (and its results under
         ``results/``); run the same call again to skip the algorithms done (a different request is refused).
+      audit: also run the Monte-Carlo audit of each point's private component at its calibrated parameters
+        (`jaxbandit.audit`, its default trials) and add its lower bound to the row (``audit``; ``None`` where the
+        component has no audit of its name).
       progress: print a line per algorithm and phase.
 
     Returns:
@@ -370,7 +379,8 @@ def frontier(env, budgets: Sequence[float], *, horizon: int, env_params: Mapping
               "levels": levels, "delta": float(delta), "notion": notion, "horizon": horizon, "runs": runs,
               "tuning_runs": tuning_runs, "tuning_steps": tuning_steps, "seed": seed, "tuning_seed": tuning_seed,
               "evaluation_seed": eval_seed, "record": record, "include": list(include) if include else None,
-              "exclude": list(exclude) if exclude else None, "policy_params": specs.jsonable(policy_params or {}),
+              "exclude": list(exclude) if exclude else None, "audit": bool(audit),
+              "policy_params": specs.jsonable(policy_params or {}),
               "policy_options": specs.jsonable(options), "algorithms": [a.name for a in found],
               "uniform_regret": float(horizon * np.mean(means.max() - means))}
     state = _resume(out, config)
@@ -386,11 +396,18 @@ def frontier(env, budgets: Sequence[float], *, horizon: int, env_params: Mapping
         outcome = _one(alg, env, env_params, levels, delta, horizon, runs, tuning_runs, tuning_steps, tuning_seed,
                        eval_seed, record, _params_for(alg, policy_params), _params_for(alg, options), out,
                        progress, f"[{i + 1}/{len(found)}] {alg.name}")
+        if audit:
+            t_audit = time.perf_counter()
+            for row in outcome["rows"]:
+                row["audit"] = _audit(alg, row, seed)
+            seconds["audit"] = seconds.get("audit", 0.0) + time.perf_counter() - t_audit
         if outcome["rows"]:
             rows += outcome["rows"]
             curves[alg.name] = outcome["curve"]
         else:
             skipped[alg.name] = outcome["reason"]
+            if progress:
+                print(f"[{i + 1}/{len(found)}] {alg.name}: not included: {outcome['reason']}", flush=True)
         seconds["tuning"] += outcome["tuning_seconds"]
         seconds["evaluation"] += outcome["evaluation_seconds"]
         done.add(alg.name)
@@ -438,7 +455,7 @@ def _resume(out, config) -> dict:
         raise ValueError(f"out {out} holds a frontier of another request (differs in {', '.join(differ)}); choose "
                          "another folder or repeat that request")
     return {"rows": saved["rows"], "curves": saved["curves"], "skipped": saved["skipped"], "done": saved["done"],
-            "seconds": {k: float(saved["seconds"].get(k, 0.0)) for k in ("tuning", "evaluation", "total")}}
+            "seconds": {k: float(v) for k, v in saved["seconds"].items()}}
 
 
 def _recommend(rows, levels, notion):
@@ -635,6 +652,22 @@ def _tune_gradient(alg, spec, env, env_params, levels, delta, horizon, tuning_ru
         spent[level] = tuned.agent_steps
         warns[level] = list(tuned.warnings) + [str(w.message) for w in caught if str(w.message) not in tuned.warnings]
     return chosen, how, spent, warns
+
+
+def _audit(alg, row, seed) -> dict | None:
+    """The audit of the row's private component at its parameters: ``{"lower_bound", "claim", "claim_kind",
+    "violated", "trials"}``, or ``None`` where there is no audit of that component's name."""
+    import inspect
+    from jaxbandit.audit import components, montecarlo
+    name = alg.policy if alg.private == "policy" else alg.privatizer
+    if name not in components.names():
+        return None
+    params = row["params"][alg.private]
+    accepted = inspect.signature(components.REGISTRY[name]).parameters
+    audit = components.make(name, **{k: v for k, v in params.items() if k in accepted and k != "bug"})
+    result = montecarlo.run(audit, seed=seed)
+    return {"lower_bound": result.lower_bound, "claim": result.claim, "claim_kind": result.claim_kind,
+            "violated": bool(result.violated), "trials": result.trials}
 
 
 def _point_params(alg, point) -> dict:

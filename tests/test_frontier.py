@@ -207,3 +207,19 @@ def test_modified_thompson_is_tuned_by_gradient_on_the_boundary():
     claim = _claim(row, horizon=2000)
     assert claim.notion == "gdp" and claim.epsilon_at(0.01) == pytest.approx(1.0, rel=1e-6)
     assert row["epsilon"] == pytest.approx(1.0, rel=1e-6) and row["recommended"]
+
+
+@pytest.mark.slow
+def test_audit_adds_the_lower_bound_and_surfaces_a_planted_bug(monkeypatch):
+    kw = {**SMALL, "include": ["thompson+linear", "ldp-rse"]}
+    front = fr.frontier("bernoulli", [1.0], audit=True, **kw)
+    row = next(r for r in front.rows if r["algorithm"] == "thompson+linear")
+    assert row["audit"]["claim"] == pytest.approx(1.0) and 0.5 < row["audit"]["lower_bound"] <= 1.0
+    assert not row["audit"]["violated"]
+    assert next(r for r in front.rows if r["algorithm"] == "ldp-rse")["audit"] is None  # no audit of that name
+    assert "[audit: epsilon >= " in front.table() and "[no audit]" in front.table()
+    from jaxbandit.audit import components
+    make = components.make
+    monkeypatch.setattr(components, "make", lambda name, **p: make(name, bug="noise-halved", **p))
+    buggy = fr.frontier("bernoulli", [1.0], audit=True, **{**kw, "include": ["thompson+linear"]})
+    assert buggy.rows[0]["audit"]["violated"] and "VIOLATED" in buggy.table()
