@@ -111,8 +111,8 @@ def _output_path(path: str | None, flag: str) -> None:
         checks.writable_file(flag, path)
 
 
-def run_request(args) -> dict:
-    """The keyword arguments of `jaxbandit.simulate` that ``jaxbandit run`` ARGS asks for."""
+def _env_params(args) -> dict:
+    """The environment parameters of ``--env-param``, ``--means`` and ``--arm``."""
     env_params = _key_values(args.env_param, "--env-param")
     if args.means is not None:
         env_params["means"] = _means(args.means)
@@ -120,6 +120,12 @@ def run_request(args) -> dict:
         if args.env != "mixture":
             raise ValueError(f"--arm describes the arms of --env mixture, not of --env {args.env}")
         env_params["arms"] = _mixture_arms(args.arm)
+    return env_params
+
+
+def run_request(args) -> dict:
+    """The keyword arguments of `jaxbandit.simulate` that ``jaxbandit run`` ARGS asks for."""
+    env_params = _env_params(args)
     priv_params = _key_values(args.privatizer_param, "--privatizer-param")
     if args.epsilon is not None:
         if "epsilon" in priv_params:
@@ -469,13 +475,7 @@ def cmd_frontier(args) -> int:
     from jaxbandit import comparison as fr
     for path, flag in ((args.json, "--json"), (args.plot, "--plot")):
         _output_path(path, flag)
-    env_params = _key_values(args.env_param, "--env-param")
-    if args.means is not None:
-        env_params["means"] = _means(args.means)
-    if args.arm:
-        if args.env != "mixture":
-            raise ValueError(f"--arm describes the arms of --env mixture, not of --env {args.env}")
-        env_params["arms"] = _mixture_arms(args.arm)
+    env_params = _env_params(args)
     names = lambda items: [n.strip() for item in items for n in item.split(",") if n.strip()] if items else None
     options = _per_algorithm(args.policy_option, "--policy-option")
     options = {a: {k: str(v) for k, v in kv.items()} for a, kv in options.items()}
