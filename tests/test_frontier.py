@@ -223,3 +223,16 @@ def test_audit_adds_the_lower_bound_and_surfaces_a_planted_bug(monkeypatch):
     monkeypatch.setattr(components, "make", lambda name, **p: make(name, bug="noise-halved", **p))
     buggy = fr.frontier("bernoulli", [1.0], audit=True, **{**kw, "include": ["thompson+linear"]})
     assert buggy.rows[0]["audit"]["violated"] and "VIOLATED" in buggy.table()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["heavy-s1", "ldp-ts-testbed20"])
+def test_the_papers_instances_run_in_their_quick_setting(name, tmp_path):
+    from jaxbandit.experiments import frontier_instances
+    front = frontier_instances.run(name, str(tmp_path), quick=True, progress=False)
+    assert os.path.getsize(tmp_path / name / "frontier.png") > 10_000
+    assert (tmp_path / name / "table.txt").read_text().startswith("Privacy-regret frontier")
+    families = {r["family"] for r in front.rows}
+    assert families == {"central", "local"} if name == "heavy-s1" else families == {"local"}
+    if name == "heavy-s1":  # the moment bound given, on unbounded rewards
+        assert all(r["params"]["policy"]["u"] == pytest.approx(8.142063, rel=1e-6) for r in front.rows)

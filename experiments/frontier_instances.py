@@ -1,0 +1,90 @@
+"""The privacy–regret frontier on the five papers' own instances (issue 35, item 4; experiments/frontier_findings.md).
+
+    python -m jaxbandit.experiments.frontier_instances --out out/frontier [--only NAME ...] [--quick]
+
+Each instance runs `jaxbandit.frontier` with the settings of `INSTANCES` and writes OUT/NAME/frontier.json (saved
+after every algorithm: the same command resumes), OUT/NAME/table.txt and OUT/NAME/frontier.png. ``--quick``: T =
+2000, 20 evaluation and 10 tuning runs, two algorithms per instance (the slow test tier runs it).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+
+import jaxbandit as jb
+from jaxbandit import checks, plotting
+from jaxbandit.accounting import gdp
+from jaxbandit.envs.tails import instance_u
+from jaxbandit.experiments import dp_ftpl, gdp_ts
+
+S1 = [0.9, 0.7, 0.5, 0.3, 0.1]  # seed 004's S1, Pareto arms with v = 0.9
+HEAVY = {"v": 0.9, "u": instance_u(S1, 0.9)}
+GDP_DELTA = 1e-6
+
+
+def _gdp_levels(etas=(1.0, 2.0, 5.0)) -> list:
+    """Seed 001's budgets η ∈ {1, 2, 5}-GDP as (ε, δ)-DP at δ = 1e-6 (exact; `jaxbandit.accounting.gdp`)."""
+    import jax
+    with jax.enable_x64(True):
+        return [round(float(gdp.epsilon(GDP_DELTA, eta)), 4) for eta in etas]
+
+
+INSTANCES = {
+    "dp-ftpl-instance-1": dict(
+        title="DP-FTPL's instance 1 (9 Bernoulli arms 0.3, 0.35, ..., 0.7)", env="bernoulli",
+        env_params={"means": list(dp_ftpl.INSTANCES["instance 1"])}, budgets=[0.5, 1.0, 2.0], delta=0.01,
+        horizon=100_000, runs=200, include=["central"], quick_include=["dp-se", "dp-ftpl-new"]),
+    "dp-ftpl-instance-2": dict(
+        title="DP-FTPL's instance 2 (101 Bernoulli arms 0.3, 0.304, ..., 0.7)", env="bernoulli",
+        env_params={"means": list(dp_ftpl.INSTANCES["instance 2"])}, budgets=[0.5, 1.0, 2.0], delta=0.01,
+        horizon=100_000, runs=100, include=["central"], quick_include=["dp-se", "dp-ucb-bound"]),
+    "gdp-ts-bernoulli": dict(
+        title="TS is itself DP's Bernoulli instance (0.75, 0.625, 0.5, 0.375, 0.25); levels: η = 1, 2, 5 at δ = 1e-6",
+        env="bernoulli", env_params=dict(gdp_ts.BERNOULLI[1]), budgets=_gdp_levels(), delta=GDP_DELTA,
+        horizon=100_000, runs=200, include=["central"], quick_include=["modified-thompson", "dp-se"]),
+    "ldp-ts-testbed20": dict(
+        title="LDP Thompson sampling's 20-arm testbed, local mechanisms", env="testbed20", env_params={},
+        budgets=[0.5, 1.0, 2.0, 4.0], delta=0.0, notion="local", horizon=100_000, runs=200,
+        include=["thompson", "klucb-cf+randomized-response", "ts-cf+randomized-response", "ldp-rse"],
+        quick_include=["thompson+linear", "ldp-rse"]),
+    "heavy-s1": dict(
+        title="Heavy-tailed DP bandits' S1 (Pareto arms, v = 0.9, u = 8.142)", env="pareto",
+        env_params={"means": S1, "v": 0.9}, budgets=[0.5, 1.0, 2.0], delta=0.0, horizon=100_000, runs=90,
+        include=["dp-rse", "dp-rucb", "ldp-rse"], quick_include=["dp-rse", "ldp-rse"],
+        policy_params={name: HEAVY for name in ("dp-rse", "dp-rucb", "ldp-rse")}),
+}
+
+
+def run(name: str, out: str, quick: bool = False, progress: bool = True):
+    """The frontier of one instance, written to OUT/NAME; returns the `Frontier`."""
+    s = dict(INSTANCES[name])
+    folder = os.path.join(out, name)
+    for f in ("table.txt", "frontier.png"):
+        checks.writable_file("--out", os.path.join(folder, f))
+    title, include, quick_include = s.pop("title"), s.pop("include"), s.pop("quick_include")
+    env, budgets = s.pop("env"), s.pop("budgets")
+    if quick:
+        s.update(horizon=2_000, runs=20, tuning_runs=10)
+    front = jb.frontier(env, budgets, include=quick_include if quick else include, out=folder, progress=progress,
+                        **s)
+    with open(os.path.join(folder, "table.txt"), "w") as f:
+        f.write(front.table() + "\n")
+    prefix = "QUICK (small T, few runs): " if quick else ""
+    plotting.save(plotting.frontier_figure(front, title=f"{prefix}privacy–regret frontier: {title}, T = "
+                                                        f"{front.config['horizon']:g}, {front.config['runs']} runs"),
+                  os.path.join(folder, "frontier.png"))
+    return front
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default="out/frontier")
+    ap.add_argument("--only", nargs="+", choices=sorted(INSTANCES), metavar="NAME")
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args(argv)
+    for name in args.only or INSTANCES:
+        print(run(name, args.out, args.quick).table())
+
+
+if __name__ == "__main__":
+    main()
