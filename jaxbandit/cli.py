@@ -653,7 +653,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a build-time option, e.g. modified-thompson:accounting=tight")
     f.add_argument("--runs", type=_integer, default=200, help="evaluation runs per point (default 200)")
     f.add_argument("--tuning-runs", type=_integer, default=50, help="runs per tuning point (default 50)")
-    f.add_argument("--tuning-steps", type=_integer, default=12, help="gradient steps where b is tuned (default 12)")
+    f.add_argument("--tuning-steps", type=_integer, default=24, help="gradient steps where b is tuned (default 24)")
     f.add_argument("--seed", type=_integer, default=0)
     f.add_argument("--json", metavar="FILE", help="write the rows (one per algorithm and level) and the request")
     f.add_argument("--plot", metavar="FILE", help="write the frontier figure (PNG)")

@@ -62,6 +62,7 @@ SCOPE_OF = {"central": "run", "local": "report"}  # the scope of a claim that co
 PLAIN_LEARNERS = ("thompson", "klucb", "ucb1")  # seed 000's learners of privatized rewards, and kl-UCB
 CHANNEL_AWARE = ("klucb-cf", "ts-cf", "ucb-cf", "wr-klucb", "wr-ts")  # seed 002: they take the channel's parameters
 QUANTILES = (0.1, 0.5, 0.9)
+UNIFORM_FRACTION = 0.9  # a point whose regret is this close to uniform play's is warned of
 FORMAT, VERSION = "jaxbandit-frontier", 1
 
 
@@ -324,7 +325,7 @@ def _write_json(path, obj):
 def frontier(env, budgets: Sequence[float], *, horizon: int, env_params: Mapping | None = None, delta: float = 0.0,
              notion: str = "central", include: Sequence[str] | None = None, exclude: Sequence[str] | None = None,
              policy_params: Mapping | None = None, policy_options: Mapping | None = None, runs: int = 200,
-             tuning_runs: int = 50, tuning_steps: int = 12, seed: int = 0, record: int = 50,
+             tuning_runs: int = 50, tuning_steps: int = 24, seed: int = 0, record: int = 50,
              out: str | None = None, audit: bool = False, progress: bool = True) -> Frontier:
     """The privacy–regret frontier of an instance (module docstring).
 
@@ -534,6 +535,7 @@ def _one(alg, env, env_params, levels, delta, horizon, runs, tuning_runs, tuning
     say = (lambda msg: print(f"{label}: {msg}", flush=True)) if progress else (lambda msg: None)
     spec = _spec(alg, env, env_params, horizon, record, given, options)
     K = spec.env.num_arms
+    means = np.asarray(spec.env.means(spec.params.env), np.float64)
     accountant = getattr(spec, alg.private).accountant
     gradient = (alg.private == "policy" and accountant.tuned is not None and accountant.calibrated is not None
                 and accountant.calibrated in spec.params.policy._fields
@@ -593,13 +595,18 @@ def _one(alg, env, env_params, levels, delta, horizon, runs, tuning_runs, tuning
         budget = _budget(alg, level, delta)
         eps, dlt = ((claim.epsilon_at(delta), delta) if claim.notion == "gdp" else (claim.epsilon, claim.delta))
         x = final[i]
+        warned = list(warns.get(level, []))
+        uniform = horizon * float(np.mean(np.max(means) - means))
+        if x.mean() >= UNIFORM_FRACTION * uniform:
+            warned.append(f"it plays (near-)uniformly up to T: its regret is {x.mean() / uniform:.0%} of uniform "
+                          "play's (T·mean gap); its first phase or start pulls outlast this horizon")
         rows.append({"algorithm": alg.name, "family": alg.family, "notion": claim.notion, "scope": claim.scope,
                      "claim": claim.describe(), "epsilon": eps, "delta": dlt, "mu": claim.mu, "level": level,
                      "meets": bool(claim.meets(budget) and claim.scope == SCOPE_OF[alg.family]),
                      "params": _point_params(alg, point), "tuning": tuning[level],
                      "regret_mean": float(x.mean()), "regret_se": float(x.std(ddof=1) / math.sqrt(len(x))),
                      "regret_quantiles": {f"{q:g}": float(v) for q, v in zip(QUANTILES, np.quantile(x, QUANTILES))},
-                     "runs": runs, "tuning_agent_steps": int(spent[level]), "warnings": list(warns.get(level, [])),
+                     "runs": runs, "tuning_agent_steps": int(spent[level]), "warnings": warned,
                      "best_of_family": False, "recommended": False})
     skipped_levels = [lv for lv in levels if lv not in chosen]
     if skipped_levels:

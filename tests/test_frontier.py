@@ -129,6 +129,13 @@ def test_rows_claims_and_recommendation(small):
         best_local = [r for r in local if r["best_of_family"]]
         assert len(best_local) == 1 and best_local[0]["regret_mean"] == min(r["regret_mean"] for r in local)
     assert "*" in front.table() and "gaussian-thompson" in front.table()
+    # DP-SE's first epoch outlasts T = 400: uniform play, and the row says so; the others learn and do not
+    uniform = front.uniform_regret()
+    assert uniform == pytest.approx(400 * 0.3)
+    for r in rows:
+        near_uniform = r["regret_mean"] >= 0.9 * uniform
+        assert near_uniform == any("uniformly" in w for w in r["warnings"]), r
+    assert any(r["regret_mean"] >= 0.9 * uniform for r in rows if r["algorithm"] == "dp-se")
 
 
 def test_grid_tuning_picks_the_least_tuning_regret_and_evaluation_matches_simulate(small):
@@ -137,10 +144,11 @@ def test_grid_tuning_picks_the_least_tuning_regret_and_evaluation_matches_simula
     assert c["tuning_seed"] != c["evaluation_seed"]
     for r in (r for r in front.rows if r["algorithm"] == "dp-se"):
         t = r["tuning"]
-        assert t["method"] == "grid" and len(t["values"]) == 3
+        grid = policies.get("dp-se", 2).tunable["beta"]
+        assert t["method"] == "grid" and [v["beta"] for v in t["values"]] == list(grid)
         best = t["values"][int(np.argmin(t["regret"]))]
         assert r["params"]["policy"]["beta"] == pytest.approx(best["beta"], rel=1e-6)
-        assert r["tuning_agent_steps"] == 3 * 10 * 400
+        assert r["tuning_agent_steps"] == len(grid) * 10 * 400
     # an independent re-simulation of one row with the evaluation seed gives its numbers
     row = next(r for r in front.rows if r["algorithm"] == "thompson+linear" and r["level"] == 0.5)
     res = jb.simulate("bernoulli", "thompson", privatizer="linear", env_params={"means": MEANS},

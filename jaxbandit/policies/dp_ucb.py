@@ -208,7 +208,7 @@ def dp_ucb_int(num_arms: int, *, release: str = "discrete") -> Policy:
                     default_params=IntervalParams(jnp.asarray(1.0), jnp.asarray(1.1)), reward_range=(0.0, 1.0))
     # ε sets the block length f = ⌈1/ε⌉ (v is calibrated to the budget): longer blocks, fewer releases to compose
     return policy._replace(accountant=accountant, options={"release": release},
-                           tunable={"epsilon": (0.02, 0.05, 0.2, 1.0)})
+                           tunable={"epsilon": (0.005, 0.02, 0.05, 0.2, 1.0)})
 
 
 def dp_ucb_int_privacy(epsilon: float, v: float, delta: float, horizon: int) -> float:

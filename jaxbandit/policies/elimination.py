@@ -123,4 +123,4 @@ def dp_se(num_arms: int, *, release: str = "discrete") -> Policy:
                     reward_range=(0.0, 1.0))
     # β: the paper's 1/T (Theorem 3.2's regret) or larger (shorter epochs, a weaker high-probability bound)
     return policy._replace(accountant=accountant, options={"release": release},
-                           tunable={"beta": (1e-5, 1e-3, 1e-1)})
+                           tunable={"beta": (1e-5, 1e-3, 0.1, 0.5)})

@@ -164,7 +164,7 @@ def dp_rucb(num_arms: int, *, variant: str = "corrected", release: str = "discre
                   RUCBParams(*map(jnp.asarray, (1.0, 0.5, 1.0)), None, *map(jnp.asarray, (18.0, 2.0))),
                   bind_horizon=bind_run_horizon, accountant=pure_dp(epsilon, protects=_DP, source=source),
                   options={"variant": variant, "release": release},
-                  tunable={"bonus": (1.0, 4.0, 18.0)})  # 18: the paper's; 1: heavy-calibration's scaled choice
+                  tunable={"bonus": (0.25, 1.0, 4.0, 18.0)})  # 18: the paper's; 1: heavy-calibration's scaled choice
 
 
 # ---------------------------------------------------------------------------------------------- DPRSE, LDPRSE
@@ -302,8 +302,8 @@ def _elimination(name, num_arms, schedule, local: bool, defaults, accountant, op
 
     policy = phased(name, K, init=init, phase_length=phase_length, select=select, observe=observe,
                     release=release_means, draw=draw, validate=validate, default_params=defaults)
-    # θ: the paper's (12 central, 14 local), heavy-calibration's scaled choices (0.5, 1), and one between
-    theta = (1.0, 4.0, 14.0) if local else (0.5, 2.0, 12.0)
+    # θ: the paper's (12 central, 14 local), heavy-calibration's scaled choices (0.5, 1), and around them
+    theta = (0.25, 1.0, 4.0, 14.0) if local else (0.125, 0.5, 2.0, 12.0)
     return policy._replace(bind_horizon=bind_beta, accountant=accountant, options=options,
                            tunable={"theta": theta})
 

@@ -235,4 +235,4 @@ def lazy_ucb(num_arms: int, *, release: str = "discrete") -> Policy:
                     default_params=LazyUCBParams(epsilon=jnp.asarray(1.0), c1=jnp.asarray(1.5), c2=jnp.asarray(3.0)),
                     reward_range=(0.0, 1.0))
     return policy._replace(accountant=accountant, options={"release": release},
-                           tunable={"c1": (0.5, 1.5), "c2": (1.0, 3.0)})
+                           tunable={"c1": (0.1, 0.5, 1.5), "c2": (0.25, 1.0, 3.0)})
