@@ -248,8 +248,9 @@ def frontier_figure(front, title=None):
     line per algorithm with ±2 SE bars, central and local DP in separate panels (never one line), per-round claims
     dashed, the recommended point of each level starred, uniform play's regret for reference."""
     families = [f for f in ("central", "local") if any(r["family"] == f for r in front.rows)]
-    fig, axes = plt.subplots(1, max(len(families), 1), figsize=(6.4 * max(len(families), 1), 4.8), squeeze=False,
-                             sharey=True)
+    most = max([len({r["algorithm"] for r in front.rows if r["family"] == f}) for f in families] or [1])
+    fig, axes = plt.subplots(1, max(len(families), 1), figsize=(6.4 * max(len(families), 1), 4.6 + 0.16 * most),
+                             squeeze=False, sharey=True)
     c = front.config
     notion_text = {"central": f"central: (ε, δ)-DP over the whole run, δ = {c['delta']:g}",
                    "local": "local: ε-LDP of each report"}
@@ -266,7 +267,8 @@ def frontier_figure(front, title=None):
             per_round = any(r["scope"] == "round" for r in mine)
             label = name + (" (per-round DP: not whole-run)" if per_round else "")
             ax.errorbar(x, y, yerr=err, marker=markers[k % len(markers)], ms=5, lw=1.4, capsize=3,
-                        ls="--" if per_round else "-", label=label, alpha=0.7 if per_round else 1.0)
+                        color=plt.cm.tab20(2 * k % 20 + k // 10 % 2), ls="--" if per_round else "-", label=label,
+                        alpha=0.7 if per_round else 1.0)
         best = [r for r in rows if r["best_of_family"]]
         if best:  # the user's notion's recommendation filled, the other family's best hollow
             label = ("recommended at that ε" if family == c["notion"] else
@@ -283,7 +285,7 @@ def frontier_figure(front, title=None):
         ax.set_xlabel("privacy level ε (smaller: more private)")
         ax.set_title(notion_text[family], fontsize=10)
         ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=7, loc="best")
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)  # below: never over a point
     axes[0][0].set_ylabel("pseudo-regret at T (mean ± 2 SE)")
     fig.suptitle(title or (f"Privacy–regret frontier: {c['env_label']}, T = {c['horizon']:g}, {c['runs']} runs per "
                            f"point, tuned on {c['tuning_runs']} other runs"), fontsize=11)
