@@ -14,18 +14,21 @@ from jaxbandit import comparison as fr
 from jaxbandit import policies, privatizers
 from jaxbandit.accounting.accountants import Budget
 
-pytestmark = pytest.mark.xdist_group("frontier")  # one worker: the module's frontier is simulated once
-
 MEANS = [0.2, 0.8]
 SMALL = dict(env_params={"means": MEANS}, horizon=400, delta=0.01, runs=20, tuning_runs=10, tuning_steps=2,
              progress=False)
-CHOSEN = ["dp-se", "dp-ftpl-gauss", "thompson+linear", "klucb-cf+randomized-response", "gaussian-thompson"]
+CHOSEN = ["dp-se", "dp-ftpl-gauss", "thompson+linear", "gaussian-thompson"]  # tuned, per round, local, fixed
 
 
-@pytest.fixture(scope="module")
-def small(tmp_path_factory):
-    out = str(tmp_path_factory.mktemp("frontier"))
-    return fr.frontier("bernoulli", [4.0, 0.5], include=CHOSEN, out=out, **SMALL), out
+def test_frontier_end_to_end(tmp_path, monkeypatch):
+    """One frontier (xdist would split tests sharing a module fixture over its workers and simulate it in each):
+    its rows and recommendation, its grid tuning and an independent re-simulation, resume, and its figure."""
+    out = str(tmp_path / "frontier")
+    front = fr.frontier("bernoulli", [4.0, 0.5], include=CHOSEN, out=out, **SMALL)
+    _check_rows_claims_and_recommendation(front)
+    _check_grid_tuning_and_evaluation_against_simulate(front)
+    _check_figure(front, tmp_path)
+    _check_resume(front, out, monkeypatch)  # last: it stubs the simulation out
 
 
 def _claim(row, num_arms=len(MEANS), horizon=400):
@@ -104,8 +107,7 @@ def test_a_pure_budget_takes_no_gdp_claim():
 
 
 # ------------------------------------------------------------------------------------------------ the frontier
-def test_rows_claims_and_recommendation(small):
-    front, _ = small
+def _check_rows_claims_and_recommendation(front):
     rows = front.rows
     assert front.config["levels"] == [0.5, 4.0]
     assert {r["algorithm"] for r in rows} == set(CHOSEN) - {"gaussian-thompson"}
@@ -140,8 +142,9 @@ def test_rows_claims_and_recommendation(small):
     assert any(r["regret_mean"] >= 0.9 * uniform for r in rows if r["algorithm"] == "dp-se")
 
 
-def test_grid_tuning_picks_the_least_tuning_regret_and_evaluation_matches_simulate(small):
-    front, _ = small
+def _check_grid_tuning_and_evaluation_against_simulate(front):
+    """The tuned point is the least tuning regret; one row re-simulated with `simulate` and the evaluation seed
+    gives its numbers."""
     c = front.config
     assert c["tuning_seed"] != c["evaluation_seed"]
     for r in (r for r in front.rows if r["algorithm"] == "dp-se"):
@@ -159,8 +162,8 @@ def test_grid_tuning_picks_the_least_tuning_regret_and_evaluation_matches_simula
     assert res.final().mean() == pytest.approx(row["regret_mean"], rel=1e-6)
 
 
-def test_resume_skips_what_is_done_and_refuses_another_request(small, monkeypatch):
-    front, out = small
+def _check_resume(front, out, monkeypatch):
+    """Resume skips what is done (no simulation) and refuses another request."""
     saved = json.load(open(os.path.join(out, "frontier.json")))
     assert saved["format"] == "jaxbandit-frontier" and sorted(saved["done"]) == sorted(CHOSEN)
     assert os.path.exists(os.path.join(out, "results", "dp-se.npz"))
@@ -172,9 +175,9 @@ def test_resume_skips_what_is_done_and_refuses_another_request(small, monkeypatc
         fr.frontier("bernoulli", [4.0, 0.5], include=CHOSEN, out=out, **{**SMALL, "runs": 21})
 
 
-def test_figure(small, tmp_path):
+def _check_figure(front, tmp_path):
     from jaxbandit import plotting
-    fig = plotting.frontier_figure(small[0])
+    fig = plotting.frontier_figure(front)
     assert [ax.get_title() for ax in fig.axes][:2] == ["central: (ε, δ)-DP over the whole run, δ = 0.01",
                                                        "local: ε-LDP of each report"]
     plotting.save(fig, str(tmp_path / "frontier.png"))
