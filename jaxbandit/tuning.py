@@ -346,8 +346,12 @@ def tune(env, policy="modified-thompson", *, env_params: Mapping | None = None, 
     spent, pilot_row = 0, None
     if pilot and eta_b is not None and init is None:  # start at the best of a coarse grid in u
         us = np.linspace(*space.bounds, pilot + 2)[1:-1]
-        regret = gradients.final_regret(spec, [point(np.array([v]), 0.5) for v in us], runs=runs,
-                                        seed=int(seeds[steps]) % (MAX_SEED + 1))
+        points = [point(np.array([v]), 0.5) for v in us]
+        points += points[-1:] * (len(points) % 2)
+        pilot_seed = int(seeds[steps]) % (MAX_SEED + 1)
+        # in pairs: the smoothed gradient's compiled program (two points), one seed: common random numbers
+        regret = np.concatenate([gradients.final_regret(spec, points[i:i + 2], runs=runs, seed=pilot_seed)
+                                 for i in range(0, len(points), 2)])[:pilot]
         spent += regret.size * horizon
         u0 = float(us[int(np.argmin(regret.mean(1)))])
         pilot_row = {"u": us.tolist(), "values": [space.values(np.array([v]), 0.5)[space.names[0]] for v in us],

@@ -59,6 +59,7 @@ def test_larger_batches_equal_one_device():
     assert [r["devices"] for r in result["ran"]] == [2, 3, 2, 3]
 
 
+@pytest.mark.slow
 def test_epoch_simulator_same_numbers_on_two_and_three_devices():
     """The epoch-by-epoch simulation shards its runs too (5 runs: padded on 2 devices and on 3), bit for bit the same
     as on one device."""
