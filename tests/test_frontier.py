@@ -20,6 +20,7 @@ SMALL = dict(env_params={"means": MEANS}, horizon=400, delta=0.01, runs=20, tuni
 CHOSEN = ["dp-se", "thompson+linear", "gaussian-thompson"]  # tuned, local, fixed (per round: a unit test below)
 
 
+@pytest.mark.slow  # 30-40 s cold: the default suite keeps the frontier's unit tests (selection, calibration, input)
 def test_frontier_end_to_end(tmp_path, monkeypatch):
     """One frontier (xdist would split tests sharing a module fixture over its workers and simulate it in each):
     its rows and recommendation, its grid tuning and an independent re-simulation, resume, and its figure."""
