@@ -685,16 +685,8 @@ def _point_params(alg, point) -> dict:
 
 
 def _plain(params) -> dict:
-    if isinstance(params, Mapping):
-        return {k: _plain_value(v) for k, v in params.items()}
-    return {f: _plain_value(getattr(params, f)) for f in params._fields if getattr(params, f) is not None}
-
-
-def _plain_value(v):
-    arr = np.asarray(v)
-    if arr.ndim == 0:
-        return int(arr) if arr.dtype.kind in "iub" else float(arr)
-    return arr.tolist()
+    """A params NamedTuple's set fields as JSON numbers (`jaxbandit.spec.jsonable`)."""
+    return {f: specs.jsonable(v) for f, v in params._asdict().items() if v is not None}
 
 
 def _claim_text(alg, spec, point) -> str:
