@@ -8,7 +8,9 @@
 #     bash benchmarks/gpu_check.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python3 -m pip install -q --no-deps -e .
+# The lent machine has no network: no build isolation (it would fetch setuptools); without setuptools, the source
+# tree on PYTHONPATH.
+python3 -m pip install -q --no-deps --no-build-isolation -e . || export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 python3 -c "import jax; print('devices:', jax.devices())"
 python3 benchmarks/bench_engine.py --runs 100000 --horizon 10000 --numpy-horizon 100 --repeats 2 --record
 status=0

@@ -28,10 +28,14 @@ def record(text: str, section: str | None = None) -> None:
 
 
 def heading() -> str:
-    """A measurement's ``### `` heading: the time, the machine, jax and its backend."""
+    """A measurement's ``### `` heading: the time, the machine (the accelerator's kind on a GPU), jax and its
+    backend."""
     import datetime
     import platform
 
     import jax
     stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
-    return f"### {stamp}, {platform.machine()} {os.cpu_count()} cores, jax {jax.__version__} ({jax.default_backend()})"
+    dev = jax.devices()[0]
+    kind = f"{dev.device_kind}, " if dev.platform != "cpu" else ""
+    return (f"### {stamp}, {kind}{platform.machine()} {os.cpu_count()} cores, jax {jax.__version__} "
+            f"({jax.default_backend()})")
