@@ -4,7 +4,8 @@
 
 Each instance runs `jaxbandit.frontier` with the settings of `INSTANCES` and writes OUT/NAME/frontier.json (saved
 after every algorithm: the same command resumes), OUT/NAME/table.txt and OUT/NAME/frontier.png. ``--quick``: T =
-2000, 20 evaluation and 10 tuning runs, two algorithms per instance (the slow test tier runs it).
+2000, 20 evaluation and 10 tuning runs, 4 gradient steps, two algorithms per instance (the slow test tier runs it
+on heavy-s1).
 """
 from __future__ import annotations
 
@@ -22,11 +23,16 @@ HEAVY = {"v": 0.9, "u": instance_u(S1, 0.9)}
 GDP_DELTA = 1e-6
 
 
-def _gdp_levels(etas=(1.0, 2.0, 5.0)) -> list:
-    """Seed 001's budgets η ∈ {1, 2, 5}-GDP as (ε, δ)-DP at δ = 1e-6 (exact; `jaxbandit.accounting.gdp`)."""
+GDP_ETAS = (1.0, 2.0, 5.0, 10.0)  # seed 001's η: 1, 2, 5 in its main text, 1, 5, 10 in App. D's comparison
+
+
+def _gdp_levels(pure: bool = False) -> list:
+    """Seed 001's budgets η-GDP as (ε, δ)-DP at δ = 1e-6, as App. D compares them (exact; `gdp.epsilon`), or
+    (``pure``) as the largest pure ε whose ε-DP implies η-GDP (`gdp.pure_epsilon`): the comparison under GDP
+    itself, which only pure ε-DP and GDP claims can enter."""
     import jax
     with jax.enable_x64(True):
-        return [round(float(gdp.epsilon(GDP_DELTA, eta)), 4) for eta in etas]
+        return [round(float(gdp.pure_epsilon(eta) if pure else gdp.epsilon(GDP_DELTA, eta)), 4) for eta in GDP_ETAS]
 
 
 INSTANCES = {
@@ -39,9 +45,14 @@ INSTANCES = {
         env_params={"means": list(dp_ftpl.INSTANCES["instance 2"])}, budgets=[0.5, 1.0, 2.0], delta=0.01,
         horizon=100_000, runs=100, include=["central"], quick_include=["dp-se", "dp-ucb-bound"]),
     "gdp-ts-bernoulli": dict(
-        title="TS is itself DP's Bernoulli instance (0.75, 0.625, 0.5, 0.375, 0.25); levels: η = 1, 2, 5 at δ = 1e-6",
+        title="TS is itself DP's Bernoulli instance (0.75, ..., 0.25); levels: η = 1, 2, 5, 10 as (ε, δ = 1e-6)",
         env="bernoulli", env_params=dict(gdp_ts.BERNOULLI[1]), budgets=_gdp_levels(), delta=GDP_DELTA,
-        horizon=100_000, runs=200, include=["central"], quick_include=["modified-thompson", "dp-se"]),
+        horizon=100_000, runs=200, tuning_steps=96, include=["central"],
+        quick_include=["modified-thompson", "dp-se"]),
+    "gdp-ts-bernoulli-pure": dict(
+        title="TS is itself DP's Bernoulli instance, pure ε-DP at the ε that implies η-GDP (η = 1, 2, 5, 10)",
+        env="bernoulli", env_params=dict(gdp_ts.BERNOULLI[1]), budgets=_gdp_levels(pure=True), delta=0.0,
+        horizon=100_000, runs=200, include=["central"], quick_include=["lazy-ucb", "dp-se"]),
     "ldp-ts-testbed20": dict(
         title="LDP Thompson sampling's 20-arm testbed, local mechanisms", env="testbed20", env_params={},
         budgets=[0.5, 1.0, 2.0, 4.0], delta=0.0, notion="local", horizon=100_000, runs=200,
@@ -64,7 +75,7 @@ def run(name: str, out: str, quick: bool = False, progress: bool = True):
     title, include, quick_include = s.pop("title"), s.pop("include"), s.pop("quick_include")
     env, budgets = s.pop("env"), s.pop("budgets")
     if quick:
-        s.update(horizon=2_000, runs=20, tuning_runs=10)
+        s.update(horizon=2_000, runs=20, tuning_runs=10, tuning_steps=4)
     front = jb.frontier(env, budgets, include=quick_include if quick else include, out=folder, progress=progress,
                         **s)
     with open(os.path.join(folder, "table.txt"), "w") as f:

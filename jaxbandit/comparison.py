@@ -578,7 +578,7 @@ def _one(alg, env, env_params, levels, delta, horizon, runs, tuning_runs, tuning
     tuning_seconds = time.perf_counter() - t0
     if not chosen:
         return {"rows": [], "reason": f"no parameter value meets any of the levels {levels} "
-                f"({_claim_text(alg, spec, spec.params)})", "tuning_seconds": tuning_seconds,
+                f"({_claim_text(alg, spec, spec.params, delta)})", "tuning_seconds": tuning_seconds,
                 "evaluation_seconds": 0.0}
     met = [lv for lv in levels if lv in chosen]
     say(f"evaluating {len(met)} level{'s' * (len(met) > 1)} x {runs} runs")
@@ -689,11 +689,16 @@ def _plain(params) -> dict:
     return {f: specs.jsonable(v) for f, v in params._asdict().items() if v is not None}
 
 
-def _claim_text(alg, spec, point) -> str:
+def _claim_text(alg, spec, point, delta) -> str:
+    """The claim at ``point``, in words; with the user's δ, why its own δ rules out every level where it does."""
     accountant = getattr(spec, alg.private).accountant
     try:
         bound = _bound(spec, point)
-        return "its claim at its parameters: " + accountant.guarantee(getattr(bound, alg.private), spec.horizon,
-                                                                      spec.env.num_arms).describe()
+        claim = accountant.guarantee(getattr(bound, alg.private), spec.horizon, spec.env.num_arms)
     except ValueError as err:
         return str(err)
+    text = "its claim at its parameters: " + claim.describe()
+    if claim.notion == "approx-dp" and claim.delta > delta:
+        text += (f"; its δ = {claim.delta:.3g} is set by its analysis, not by a parameter, and exceeds the "
+                 f"requested delta = {delta:g}")
+    return text

@@ -107,6 +107,16 @@ def test_a_pure_budget_takes_no_gdp_claim():
     assert fr._calibrated_point(alg, spec, spec.params, 1.0, 0.01, {}) is not None
 
 
+
+def test_a_claim_whose_delta_is_fixed_above_the_request_says_so():
+    alg = next(a for a in fr.algorithms("bernoulli", {"means": MEANS})[0] if a.name == "dp-ucb-int")
+    spec = fr._spec(alg, "bernoulli", {"means": MEANS}, 2000, 10, {}, {})
+    assert fr._calibrated_point(alg, spec, spec.params, 35.0, 1e-6, {}) is None  # its δ = e^-10 > 1e-6
+    assert "exceeds the requested delta = 1e-06" in fr._claim_text(alg, spec, spec.params, 1e-6)
+    assert "exceeds" not in fr._claim_text(alg, spec, spec.params, 0.01)
+    assert fr._calibrated_point(alg, spec, spec.params, 35.0, 0.01, {}) is not None
+
+
 # ------------------------------------------------------------------------------------------------ the frontier
 def _check_rows_claims_and_recommendation(front):
     rows = front.rows
@@ -266,3 +276,16 @@ def test_the_papers_instances_select_what_they_name():
             assert algs and not (named & set(skipped)), (name, skipped)
     heavy = frontier_instances.INSTANCES["heavy-s1"]
     assert heavy["policy_params"]["dp-rse"]["u"] == pytest.approx(8.142063, rel=1e-6)
+
+
+@pytest.mark.slow
+def test_the_instances_script_writes_its_table_and_figure(tmp_path, capsys):
+    from jaxbandit.experiments import frontier_instances
+    frontier_instances.main(["--out", str(tmp_path), "--only", "heavy-s1", "--quick"])
+    folder = tmp_path / "heavy-s1"
+    table = (folder / "table.txt").read_text()
+    assert "dp-rse" in table and "ldp-rse" in table and table in capsys.readouterr().out
+    assert (folder / "frontier.png").stat().st_size > 10_000
+    saved = json.loads((folder / "frontier.json").read_text())
+    assert {r["algorithm"] for r in saved["rows"]} == {"dp-rse", "ldp-rse"} and saved["config"]["horizon"] == 2000
+

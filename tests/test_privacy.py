@@ -47,6 +47,21 @@ def test_epsilon_oracle(delta, eta, expected):
     assert float(f64(gdp.epsilon, delta, eta)) == printed(expected)
 
 
+@pytest.mark.parametrize("eta", [0.3, 1.0, 2.0, 5.0, 10.0])
+def test_pure_epsilon_is_the_largest_pure_dp_inside_gdp(eta):
+    """Oracle: the trade-off curves themselves (DRS Def. 2.1, Prop. 2.5), on a grid in float64 with scipy: G_η lies
+    below f_{ε,0} at ε = pure_epsilon(η), and 1% more ε crosses it at f's kink."""
+    from scipy.stats import norm
+    eps = float(f64(gdp.pure_epsilon, eta))
+    alpha = np.concatenate([np.logspace(-12, -1, 400), np.linspace(0.1, 1 - 1e-9, 4000)])
+    gauss = norm.cdf(norm.isf(alpha) - eta)  # G_η(α) = Φ(Φ^{-1}(1 − α) − η)
+    pure = lambda e, a: np.maximum.reduce([np.zeros_like(a), 1 - np.exp(e) * a, np.exp(-e) * (1 - a)])
+    assert np.all(gauss <= pure(eps, alpha) + 1e-12)
+    kink = 1 / (1 + np.exp(1.01 * eps))
+    assert norm.cdf(norm.isf(kink) - eta) > pure(1.01 * eps, np.array([kink]))[0]
+    assert float(gdp.pure_epsilon(eta)) == pytest.approx(eps, rel=1e-5)  # float32
+
+
 @pytest.mark.parametrize("eps,delta,expected", ETA_ORACLE)
 def test_eta_for_oracle(eps, delta, expected):
     assert float(gdp.eta_for(eps, delta)) == pytest.approx(float(expected), rel=1e-5)  # float32

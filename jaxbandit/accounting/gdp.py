@@ -166,6 +166,23 @@ def eta_for(epsilon, delta_target):
     return _eta_jit(*_floats(epsilon, delta_target))
 
 
+def pure_epsilon(eta):
+    """The largest ε whose pure ε-DP implies η-GDP: ε = log(Φ(η/2) / Φ(−η/2)).
+
+    Derived here from DRS's trade-off functions: ε-DP is f_{ε,0}-DP (DRS Prop. 2.5), f_{ε,0} is the polygon through
+    (0, 1), (α*, α*) and (1, 0) with α* = 1/(1 + e^ε), and the convex, symmetric G_η = T(N(0,1), N(η,1)) crosses the
+    diagonal at Φ(−η/2). G_η ≤ f_{ε,0} everywhere iff Φ(−η/2) ≤ α*, i.e. ε ≤ log(Φ(η/2)/Φ(−η/2)); at equality the
+    two touch at the diagonal, so no larger ε works. E.g. η = 1, 2, 5 give ε = 0.807, 1.668, 5.075: an ε-DP
+    algorithm must run at these levels to be compared with seed 001's η-GDP algorithms under GDP itself.
+
+    Args:
+      eta: η > 0.
+    """
+    checks.concrete_in_range("eta", eta, 0.0, low_open=True)
+    (eta,) = _floats(eta)
+    return jnp.log(ndtr(eta / 2)) - jnp.log(ndtr(-eta / 2))
+
+
 def compose(etas, axis=-1):
     """Adaptive composition of η_t-GDP mechanisms: sqrt(Σ_t η_t²)-GDP (seed 001, Lemma 2; DRS Cor. 3.3)."""
     etas = jnp.asarray(etas)
