@@ -8,4 +8,5 @@ another folder; discovering jaxbandit's subpackages here keeps new ones installe
 from setuptools import find_packages, setup
 
 setup(packages=find_packages(include=["jaxbandit", "jaxbandit.*"]) + ["jaxbandit.experiments"],
-      package_dir={"jaxbandit.experiments": "experiments"})
+      package_dir={"jaxbandit.experiments": "experiments"},
+      package_data={"jaxbandit.experiments": ["*.json"]})  # the recorded results that notebooks read

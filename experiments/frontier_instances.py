@@ -1,19 +1,24 @@
 """The privacy–regret frontier on the five papers' own instances (issue 35, item 4; experiments/frontier_findings.md).
 
-    python -m jaxbandit.experiments.frontier_instances --out out/frontier [--only NAME ...] [--quick]
+    python -m jaxbandit.experiments.frontier_instances --out out/frontier [--only NAME ...] [--quick] [--record]
+    python -m jaxbandit.experiments.frontier_instances --replot --out out/frontier   # the figures, from RECORDED
 
 Each instance runs `jaxbandit.frontier` with the settings of `INSTANCES` and writes OUT/NAME/frontier.json (saved
 after every algorithm: the same command resumes), OUT/NAME/table.txt and OUT/NAME/frontier.png. ``--quick``: T =
 2000, 20 evaluation and 10 tuning runs, 4 gradient steps, two algorithms per instance (the slow test tier runs it
-on heavy-s1).
+on heavy-s1). ``--record`` copies each instance's rows (not its curves) into RECORDED, the committed results that
+experiments/frontier_findings.md and notebooks/frontier.ipynb read; ``--replot`` redraws the figures from it
+without simulating.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 
 import jaxbandit as jb
 from jaxbandit import checks, plotting
+from jaxbandit.comparison import Frontier
 from jaxbandit.accounting import gdp
 from jaxbandit.envs.tails import instance_u
 from jaxbandit.experiments import dp_ftpl, gdp_ts
@@ -21,6 +26,7 @@ from jaxbandit.experiments import dp_ftpl, gdp_ts
 S1 = [0.9, 0.7, 0.5, 0.3, 0.1]  # seed 004's S1, Pareto arms with v = 0.9
 HEAVY = {"v": 0.9, "u": instance_u(S1, 0.9)}
 GDP_DELTA = 1e-6
+RECORDED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "frontier_results.json")
 
 
 GDP_ETAS = (1.0, 2.0, 5.0, 10.0)  # seed 001's η: 1, 2, 5 in its main text, 1, 5, 10 in App. D's comparison
@@ -72,7 +78,8 @@ def run(name: str, out: str, quick: bool = False, progress: bool = True):
     folder = os.path.join(out, name)
     for f in ("table.txt", "frontier.png"):
         checks.writable_file("--out", os.path.join(folder, f))
-    title, include, quick_include = s.pop("title"), s.pop("include"), s.pop("quick_include")
+    s.pop("title")
+    include, quick_include = s.pop("include"), s.pop("quick_include")
     env, budgets = s.pop("env"), s.pop("budgets")
     if quick:
         s.update(horizon=2_000, runs=20, tuning_runs=10, tuning_steps=4)
@@ -80,11 +87,37 @@ def run(name: str, out: str, quick: bool = False, progress: bool = True):
                         **s)
     with open(os.path.join(folder, "table.txt"), "w") as f:
         f.write(front.table() + "\n")
-    prefix = "QUICK (small T, few runs): " if quick else ""
-    plotting.save(plotting.frontier_figure(front, title=f"{prefix}privacy–regret frontier: {title}, T = "
-                                                        f"{front.config['horizon']:g}, {front.config['runs']} runs"),
-                  os.path.join(folder, "frontier.png"))
+    plotting.save(figure(name, front, quick), os.path.join(folder, "frontier.png"))
     return front
+
+
+def figure(name: str, front, quick: bool = False):
+    """The frontier's figure, titled with its instance."""
+    prefix = "QUICK (small T, few runs): " if quick else ""
+    return plotting.frontier_figure(front, title=f"{prefix}privacy–regret frontier: {INSTANCES[name]['title']}, "
+                                                 f"T = {front.config['horizon']:g}, {front.config['runs']} runs")
+
+
+def record(names, out: str, path: str = RECORDED) -> None:
+    """Copy the rows of OUT/NAME/frontier.json (without the curves) into ``path``, instance by instance."""
+    recorded = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            recorded = json.load(f)
+    for name in names:
+        saved = Frontier.load(os.path.join(out, name, "frontier.json")).to_dict()
+        saved.pop("curves")
+        recorded[name] = saved
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(dict(sorted(recorded.items())), f, indent=1)
+    os.replace(tmp, path)
+
+
+def recorded_frontiers(path: str = RECORDED) -> dict:
+    """``{instance: Frontier}`` (rows only, no curves) from the committed results."""
+    with open(path) as f:
+        return {name: Frontier.from_dict(d) for name, d in json.load(f).items()}
 
 
 def main(argv=None):
@@ -92,9 +125,24 @@ def main(argv=None):
     ap.add_argument("--out", default="out/frontier")
     ap.add_argument("--only", nargs="+", choices=sorted(INSTANCES), metavar="NAME")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--record", action="store_true", help=f"copy the rows into {os.path.relpath(RECORDED)}")
+    ap.add_argument("--replot", action="store_true", help="draw OUT/NAME/frontier.png from the recorded rows only")
     args = ap.parse_args(argv)
-    for name in args.only or INSTANCES:
+    names = args.only or list(INSTANCES)
+    if args.replot:
+        recorded = recorded_frontiers()
+        for name in names:
+            path = os.path.join(args.out, name, "frontier.png")
+            checks.writable_file("--out", path)
+            plotting.save(figure(name, recorded[name]), path)
+            print(path)
+        return
+    if args.quick and args.record:
+        ap.error("--record keeps the full runs only; drop --quick")
+    for name in names:
         print(run(name, args.out, args.quick).table())
+    if args.record:
+        record(names, args.out)
 
 
 if __name__ == "__main__":

@@ -243,6 +243,21 @@ class Frontier:
         return {"format": FORMAT, "version": VERSION, "config": self.config, "rows": self.rows,
                 "curves": self.curves, "skipped": self.skipped, "seconds": self.seconds}
 
+    @classmethod
+    def from_dict(cls, saved: Mapping) -> "Frontier":
+        """The inverse of `to_dict` (``curves`` may be absent: a file of rows only)."""
+        if saved.get("format") != FORMAT or saved.get("version") != VERSION:
+            raise ValueError(f"not a frontier of this version (format {saved.get('format')!r}, version "
+                             f"{saved.get('version')!r}; expected {FORMAT!r}, {VERSION!r})")
+        return cls(list(saved["rows"]), dict(saved.get("curves", {})), dict(saved["skipped"]),
+                   dict(saved["config"]), dict(saved["seconds"]))
+
+    @classmethod
+    def load(cls, path: str) -> "Frontier":
+        """A frontier written by `save` or by `frontier(out=...)` (``OUT/frontier.json``)."""
+        with open(path) as f:
+            return cls.from_dict(json.load(f))
+
     def save(self, path: str) -> None:
         """Write `to_dict` as JSON (a temporary file renamed: never half a file)."""
         checks.writable_file("path", path)

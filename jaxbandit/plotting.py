@@ -252,7 +252,8 @@ def frontier_figure(front, title=None):
     fig, axes = plt.subplots(1, max(len(families), 1), figsize=(6.4 * max(len(families), 1), 4.6 + 0.16 * most),
                              squeeze=False, sharey=True)
     c = front.config
-    notion_text = {"central": f"central: (ε, δ)-DP over the whole run, δ = {c['delta']:g}",
+    notion_text = {"central": (f"central: (ε, δ)-DP over the whole run, δ = {c['delta']:g}" if c["delta"] > 0 else
+                               "central: pure ε-DP over the whole run (δ = 0)"),
                    "local": "local: ε-LDP of each report"}
     markers = "osD^v<>ph*Xd"
     for ax, family in zip(axes[0], families):

@@ -176,6 +176,8 @@ def _check_resume(front, out, monkeypatch):
     saved = json.load(open(os.path.join(out, "frontier.json")))
     assert saved["format"] == "jaxbandit-frontier" and sorted(saved["done"]) == sorted(CHOSEN)
     assert os.path.exists(os.path.join(out, "results", "dp-se.npz"))
+    loaded = fr.Frontier.load(os.path.join(out, "frontier.json"))
+    assert loaded.rows == json.loads(json.dumps(front.rows)) and loaded.table() == front.table()
     monkeypatch.setattr(fr, "run_spec", lambda *a, **k: pytest.fail("a resumed frontier simulated again"))
     again = fr.frontier("bernoulli", [4.0, 0.5], include=CHOSEN, out=out, **SMALL)
     assert [(r["algorithm"], r["level"], r["regret_mean"], r["recommended"]) for r in again.rows] == [
@@ -204,6 +206,11 @@ def test_bad_input_is_refused_before_any_simulation(kw, match, monkeypatch):
     args = {"budgets": [1.0], **kw}
     with pytest.raises(ValueError, match=match):
         fr.frontier("bernoulli", args.pop("budgets"), **{**SMALL, "include": ["dp-se"], **args})
+
+
+def test_a_file_that_is_not_a_frontier_is_refused():
+    with pytest.raises(ValueError, match="not a frontier of this version"):
+        fr.Frontier.from_dict({"format": "jaxbandit-results", "rows": [], "skipped": {}, "config": {}, "seconds": {}})
 
 
 def test_per_round_claims_are_shown_but_never_recommended():
@@ -288,4 +295,7 @@ def test_the_instances_script_writes_its_table_and_figure(tmp_path, capsys):
     assert (folder / "frontier.png").stat().st_size > 10_000
     saved = json.loads((folder / "frontier.json").read_text())
     assert {r["algorithm"] for r in saved["rows"]} == {"dp-rse", "ldp-rse"} and saved["config"]["horizon"] == 2000
+    fig = frontier_instances.figure("heavy-s1", fr.Frontier.from_dict(saved))  # rows only: no curves needed
+    assert [ax.get_title() for ax in fig.axes][:2] == ["central: pure ε-DP over the whole run (δ = 0)",
+                                                       "local: ε-LDP of each report"]
 
