@@ -62,7 +62,7 @@ INSTANCES = {
     "ldp-ts-testbed20": dict(
         title="LDP Thompson sampling's 20-arm testbed, local mechanisms", env="testbed20", env_params={},
         budgets=[0.5, 1.0, 2.0, 4.0], delta=0.0, notion="local", horizon=100_000, runs=200,
-        include=["thompson", "klucb-cf+randomized-response", "ts-cf+randomized-response", "ldp-rse"],
+        include=["thompson", "ucb1", "klucb-cf+randomized-response", "ts-cf+randomized-response", "ldp-rse"],
         quick_include=["thompson+linear", "ldp-rse"]),
     "heavy-s1": dict(
         title="Heavy-tailed DP bandits' S1 (Pareto arms, v = 0.9, u = 8.142)", env="pareto",

@@ -220,7 +220,8 @@ class Frontier:
         regret of its family at its level among the points meeting the family's notion), ``recommended`` (that, for
         the user's notion).
       curves: ``{algorithm: {"t": [...], "mean": [[per level]], "se": [[...]]}}``, the regret along the horizon.
-      skipped: ``{algorithm: reason}`` for the algorithms left out (not applicable, or no level met).
+      skipped: ``{algorithm: reason}`` for the algorithms left out (not applicable, or no level met), and
+        ``{"ALGORITHM at epsilon = LEVEL": reason}`` for a level an included algorithm cannot reach.
       config: the request (instance, levels, δ, horizon, runs, seeds, tuning budget, notion).
       seconds: ``{"tuning": s, "evaluation": s, "total": s}`` (and ``"audit"`` with ``audit=True``).
     """
@@ -420,6 +421,7 @@ def frontier(env, budgets: Sequence[float], *, horizon: int, env_params: Mapping
         if outcome["rows"]:
             rows += outcome["rows"]
             curves[alg.name] = outcome["curve"]
+            skipped.update({_level_key(alg.name, lv): reason for lv, reason in outcome["skipped_levels"].items()})
         else:
             skipped[alg.name] = outcome["reason"]
             if progress:
@@ -430,7 +432,8 @@ def frontier(env, budgets: Sequence[float], *, horizon: int, env_params: Mapping
         if out:
             _write_json(os.path.join(out, "frontier.json"),
                         {"format": FORMAT, "version": VERSION, "config": config, "rows": rows, "curves": curves,
-                         "skipped": {k: v for k, v in skipped.items() if k in done}, "done": sorted(done),
+                         "skipped": {k: v for k, v in skipped.items() if k.partition(_AT)[0] in done},
+                         "done": sorted(done),
                          "seconds": {**seconds, "total": before + time.perf_counter() - t_start}})
     _recommend(rows, levels, notion)
     seconds["total"] = before + time.perf_counter() - t_start
@@ -438,6 +441,14 @@ def frontier(env, budgets: Sequence[float], *, horizon: int, env_params: Mapping
     if out:
         _write_json(os.path.join(out, "frontier.json"), {**result.to_dict(), "done": sorted(done)})
     return result
+
+
+_AT = " at epsilon = "
+
+
+def _level_key(name: str, level: float) -> str:
+    """`Frontier.skipped`'s key for one level an included algorithm cannot reach."""
+    return f"{name}{_AT}{level:g}"
 
 
 def _levels(budgets) -> list:
@@ -510,31 +521,38 @@ def _bound(spec, point):
     return spec.with_points([point]).points[0]
 
 
-def _calibrated_point(alg, spec, point, level, delta, given):
+def _calibrated_point(alg, spec, point, level, delta, given, why=None):
     """``point`` with the private component's calibrated parameter on the level's boundary, the channel's
-    parameters copied to a channel-aware learner; ``None`` where no value meets the level."""
+    parameters copied to a channel-aware learner; ``None`` where no valid value meets the level (the reason in
+    ``why[level]`` where ``why`` is a dict)."""
+    def fail(reason):
+        if why is not None:
+            why[level] = reason
+        return None
+
     accountant = getattr(spec, alg.private).accountant
     params = getattr(point, alg.private)
     K, T = spec.env.num_arms, spec.horizon
     name = accountant.calibrated
-    if name is None or name not in params._fields or name in given:  # the level is fixed by the rest
-        bound = _bound(spec, point)
-        claim = accountant.guarantee(getattr(bound, alg.private), T, K)
-        return bound if claim.meets(_budget(alg, level, delta)) else None
-    bound_params = getattr(_bound(spec, point), alg.private)
     try:
+        if name is None or name not in params._fields or name in given:  # the level is fixed by the rest
+            bound = _bound(spec, point)
+            claim = accountant.guarantee(getattr(bound, alg.private), T, K)
+            return bound if claim.meets(_budget(alg, level, delta)) else fail(
+                f"its claim at its parameters ({claim.describe()}) does not meet it")
+        bound_params = getattr(_bound(spec, point), alg.private)
         calibrated = accountant.calibrate(bound_params, T, K, _budget(alg, level, delta))
-    except ValueError:
-        return None
-    values = {f: getattr(calibrated, f) for f in calibrated._fields if getattr(calibrated, f) is not None}
-    point = point._replace(**{alg.private: params._replace(**values)})
-    if alg.private == "privatizer":  # a channel-aware learner takes the channel's own parameters
-        shared = set(point.privatizer._fields) & set(point.policy._fields)
-        if shared:
-            point = point._replace(policy=point.policy._replace(
-                **{f: np.asarray(getattr(point.privatizer, f), np.asarray(getattr(point.policy, f)).dtype)
-                   for f in shared}))
-    return _bound(spec, point)
+        values = {f: getattr(calibrated, f) for f in calibrated._fields if getattr(calibrated, f) is not None}
+        point = point._replace(**{alg.private: params._replace(**values)})
+        if alg.private == "privatizer":  # a channel-aware learner takes the channel's own parameters
+            shared = set(point.privatizer._fields) & set(point.policy._fields)
+            if shared:
+                point = point._replace(policy=point.policy._replace(
+                    **{f: np.asarray(getattr(point.privatizer, f), np.asarray(getattr(point.policy, f)).dtype)
+                       for f in shared}))
+        return _bound(spec, point)  # validates: a level beyond the parameter's valid range is refused here
+    except ValueError as err:
+        return fail(str(err))
 
 
 def _grid(policy, given) -> list[dict]:
@@ -556,7 +574,7 @@ def _one(alg, env, env_params, levels, delta, horizon, runs, tuning_runs, tuning
                 and accountant.calibrated in spec.params.policy._fields
                 and not {accountant.calibrated, accountant.tuned[0]} & set(given))
     t0 = time.perf_counter()
-    chosen, tuning, spent, warns = {}, {}, {}, {}
+    chosen, tuning, spent, warns, why = {}, {}, {}, {}, {}
     if gradient:
         chosen, tuning, spent, warns = _tune_gradient(alg, spec, env, env_params, levels, delta, horizon,
                                                       tuning_runs, tuning_steps, tuning_seed, given, options, say)
@@ -567,7 +585,7 @@ def _one(alg, env, env_params, levels, delta, horizon, runs, tuning_runs, tuning
             for values in grid:
                 base = spec.params._replace(policy=spec.params.policy._replace(
                     **{k: np.asarray(v, np.asarray(getattr(spec.params.policy, k)).dtype) for k, v in values.items()}))
-                point = _calibrated_point(alg, spec, base, level, delta, given)
+                point = _calibrated_point(alg, spec, base, level, delta, given, why)
                 if point is not None:
                     candidates.setdefault(level, []).append((values, point))
         if len(grid) > 1 and candidates:
@@ -592,8 +610,9 @@ def _one(alg, env, env_params, levels, delta, horizon, runs, tuning_runs, tuning
                 spent[level] = 0
     tuning_seconds = time.perf_counter() - t0
     if not chosen:
+        last = f"; at epsilon = {levels[-1]:g}: {why[levels[-1]]}" if levels[-1] in why else ""
         return {"rows": [], "reason": f"no parameter value meets any of the levels {levels} "
-                f"({_claim_text(alg, spec, spec.params, delta)})", "tuning_seconds": tuning_seconds,
+                f"({_claim_text(alg, spec, spec.params, delta)}){last}", "tuning_seconds": tuning_seconds,
                 "evaluation_seconds": 0.0}
     met = [lv for lv in levels if lv in chosen]
     say(f"evaluating {len(met)} level{'s' * (len(met) > 1)} x {runs} runs")
@@ -623,12 +642,13 @@ def _one(alg, env, env_params, levels, delta, horizon, runs, tuning_runs, tuning
                      "regret_quantiles": {f"{q:g}": float(v) for q, v in zip(QUANTILES, np.quantile(x, QUANTILES))},
                      "runs": runs, "tuning_agent_steps": int(spent[level]), "warnings": warned,
                      "best_of_family": False, "recommended": False})
-    skipped_levels = [lv for lv in levels if lv not in chosen]
-    if skipped_levels:
-        say(f"no parameter value meets epsilon = {', '.join(f'{lv:g}' for lv in skipped_levels)}")
+    skipped_levels = {lv: why.get(lv, "no parameter value meets it") for lv in levels if lv not in chosen}
+    for lv, reason in skipped_levels.items():
+        say(f"not at epsilon = {lv:g}: {reason}")
     say(f"done in {tuning_seconds + evaluation_seconds:.1f} s (tuning {tuning_seconds:.1f} s)")
     curve = {"t": res.t.tolist(), "levels": met, "mean": res.mean().tolist(), "se": res.se().tolist()}
-    return {"rows": rows, "curve": curve, "tuning_seconds": tuning_seconds, "evaluation_seconds": evaluation_seconds}
+    return {"rows": rows, "curve": curve, "tuning_seconds": tuning_seconds, "evaluation_seconds": evaluation_seconds,
+            "skipped_levels": skipped_levels}
 
 
 def _grid_edge(policy, values) -> list:

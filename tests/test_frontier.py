@@ -228,6 +228,30 @@ def test_per_round_claims_are_shown_but_never_recommended():
     assert [r["algorithm"] for r in rows if r["recommended"]] == ["thompson+linear"]
 
 
+def test_a_level_beyond_a_parameters_valid_range_is_skipped_with_its_reason(tmp_path, monkeypatch):
+    """DP-FTPL's ε is valid up to 50 (e^ε in float32): at seed 001's η = 10 (ε = 96.7 at δ = 1e-6) that level is
+    skipped with the validation's message, kept in `Frontier.skipped` (and through save and resume); the others run."""
+    alg = next(a for a in fr.algorithms("bernoulli", {"means": MEANS})[0] if a.name == "dp-ftpl-new")
+    spec = fr._spec(alg, "bernoulli", {"means": MEANS}, 400, 10, {}, {})
+    why = {}
+    assert fr._calibrated_point(alg, spec, spec.params, 96.7, 0.01, {}, why) is None
+    assert "epsilon=96.7 is outside the valid range [0, 50]" in why[96.7]
+    assert fr._calibrated_point(alg, spec, spec.params, 1.0, 0.01, {}, why) is not None and 1.0 not in why
+
+    def one(alg, *args, **kwargs):  # the simulation stubbed out: what _one returns for one level met, one not
+        row = {"algorithm": alg.name, "family": "central", "scope": "round", "meets": False, "level": 1.0,
+               "regret_mean": 5.0, "regret_se": 1.0, "warnings": [], "params": {}, "notion": "approx-dp",
+               "epsilon": 1.0, "delta": 0.01, "mu": None}
+        return {"rows": [row], "curve": {}, "tuning_seconds": 0.0, "evaluation_seconds": 0.0,
+                "skipped_levels": {96.7: why[96.7]}}
+    monkeypatch.setattr(fr, "_one", one)
+    kw = dict(SMALL, include=["dp-ftpl-new"], out=str(tmp_path))
+    for _ in range(2):  # the second call resumes from the saved file
+        front = fr.frontier("bernoulli", [1.0, 96.7], **kw)
+        assert front.skipped == {"dp-ftpl-new at epsilon = 96.7": why[96.7]}
+        assert "dp-ftpl-new at epsilon = 96.7: epsilon=96.7 is outside the valid range" in front.table()
+
+
 @pytest.mark.slow  # the README's frontier command runs the CLI in the slow tier too
 def test_cli(tmp_path, capsys):
     from jaxbandit.cli import main
@@ -283,6 +307,31 @@ def test_the_papers_instances_select_what_they_name():
             assert algs and not (named & set(skipped)), (name, skipped)
     heavy = frontier_instances.INSTANCES["heavy-s1"]
     assert heavy["policy_params"]["dp-rse"]["u"] == pytest.approx(8.142063, rel=1e-6)
+
+
+def test_the_recorded_frontiers_are_those_of_the_instances_and_their_claims_hold():
+    """experiments/frontier_results.json (read by the findings and the notebook) holds every instance as its settings
+    ask, and every row's claim, re-derived by the component's own accountant from the row's parameters, is the one
+    recorded, meeting its level exactly where the row says so."""
+    from jaxbandit import envs
+    from jaxbandit.experiments import frontier_instances
+    recorded = frontier_instances.recorded_frontiers()
+    assert set(recorded) == set(frontier_instances.INSTANCES)
+    for name, front in recorded.items():
+        s, c = frontier_instances.INSTANCES[name], front.config
+        assert (c["env"], c["env_params"], c["levels"], c["delta"]) == (s["env"], s["env_params"],
+                                                                       sorted(s["budgets"]), s["delta"]), name
+        assert (c["horizon"], c["runs"], c["include"]) == (s["horizon"], s["runs"], s["include"]), name
+        num_arms = envs.make(c["env"], **c["env_params"])[0].num_arms
+        assert front.rows and {r["level"] for r in front.rows} <= set(c["levels"])
+        for r in front.rows:
+            claim = _claim(r, num_arms, c["horizon"])
+            assert claim.describe() == r["claim"], (name, r["algorithm"], r["level"])
+            budget = (Budget(epsilon=r["level"]) if r["family"] == "local" else
+                      Budget(epsilon=r["level"], delta=c["delta"]))
+            assert r["meets"] == (claim.meets(budget) and claim.scope == ("report" if r["family"] == "local"
+                                                                            else "run")), (name, r["algorithm"])
+        assert all(front.recommended()[lv]["meets"] for lv in front.recommended())
 
 
 @pytest.mark.slow
