@@ -733,7 +733,7 @@ def _claim_text(alg, spec, point, delta) -> str:
     except ValueError as err:
         return str(err)
     text = "its claim at its parameters: " + claim.describe()
-    if claim.notion == "approx-dp" and claim.delta > delta:
+    if claim.notion == "approx-dp" and claim.delta > delta and "delta" not in getattr(bound, alg.private)._fields:
         text += (f"; its δ = {claim.delta:.3g} is set by its analysis, not by a parameter, and exceeds the "
                  f"requested delta = {delta:g}")
     return text

@@ -10,6 +10,7 @@ import contextlib
 import os
 
 import matplotlib.pyplot as plt
+import matplotlib.ticker as mticker
 import numpy as np
 
 BAND_Z = 2.0  # bands are mean ± 2 standard errors over runs
@@ -282,7 +283,10 @@ def frontier_figure(front, title=None):
         levels = c["levels"]
         ax.set_xticks(levels)
         ax.set_xticklabels([f"{v:g}" for v in levels])
-        ax.minorticks_off() if len(levels) > 1 else None
+        if len(levels) > 1:
+            ax.xaxis.set_minor_locator(mticker.NullLocator())  # the levels are the x ticks
+        # within about two decades the 2×, 3×, 5× ticks of the log axis get labels too (else one label may be all)
+        ax.yaxis.set_minor_formatter(mticker.LogFormatterSciNotation(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
         ax.set_xlabel("privacy level ε (smaller: more private)")
         ax.set_title(notion_text[family], fontsize=10)
         ax.grid(alpha=0.3, which="both")

@@ -114,6 +114,9 @@ def test_a_claim_whose_delta_is_fixed_above_the_request_says_so():
     assert fr._calibrated_point(alg, spec, spec.params, 35.0, 1e-6, {}) is None  # its δ = e^-10 > 1e-6
     assert "exceeds the requested delta = 1e-06" in fr._claim_text(alg, spec, spec.params, 1e-6)
     assert "exceeds" not in fr._claim_text(alg, spec, spec.params, 0.01)
+    ftpl = next(a for a in fr.algorithms("bernoulli", {"means": MEANS})[0] if a.name == "dp-ftpl-gauss")
+    ftpl_spec = fr._spec(ftpl, "bernoulli", {"means": MEANS}, 2000, 10, {}, {})  # its δ is a parameter
+    assert "exceeds" not in fr._claim_text(ftpl, ftpl_spec, ftpl_spec.params, 1e-6)
     assert fr._calibrated_point(alg, spec, spec.params, 35.0, 0.01, {}) is not None
 
 
