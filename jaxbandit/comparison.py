@@ -475,8 +475,11 @@ def _resume(out, config) -> dict:
             saved = json.load(f)
     except (OSError, ValueError) as err:
         raise ValueError(f"out {out}: {path} is not a frontier file ({err}); choose another folder") from err
-    if saved.get("format") != FORMAT or saved.get("version") != VERSION:
-        raise ValueError(f"out {out}: {path} is not a frontier file of this version; choose another folder")
+    try:
+        Frontier.from_dict(saved)  # the format and version checked in one place
+    except (KeyError, ValueError) as err:
+        raise ValueError(f"out {out}: {path} is not a frontier file of this version ({err}); choose another "
+                         "folder") from err
     if saved["config"] != json.loads(json.dumps(config)):
         differ = sorted(k for k in config if saved["config"].get(k) != json.loads(json.dumps(config))[k])
         raise ValueError(f"out {out} holds a frontier of another request (differs in {', '.join(differ)}); choose "

@@ -211,9 +211,14 @@ def test_bad_input_is_refused_before_any_simulation(kw, match, monkeypatch):
         fr.frontier("bernoulli", args.pop("budgets"), **{**SMALL, "include": ["dp-se"], **args})
 
 
-def test_a_file_that_is_not_a_frontier_is_refused():
+def test_a_file_that_is_not_a_frontier_is_refused(tmp_path, monkeypatch):
+    other = {"format": "jaxbandit-results", "rows": [], "skipped": {}, "config": {}, "seconds": {}}
     with pytest.raises(ValueError, match="not a frontier of this version"):
-        fr.Frontier.from_dict({"format": "jaxbandit-results", "rows": [], "skipped": {}, "config": {}, "seconds": {}})
+        fr.Frontier.from_dict(other)
+    (tmp_path / "frontier.json").write_text(json.dumps(other))  # nor is it resumed from
+    monkeypatch.setattr(fr, "run_spec", lambda *a, **k: pytest.fail("simulated before refusing"))
+    with pytest.raises(ValueError, match="is not a frontier file of this version.*choose another folder"):
+        fr.frontier("bernoulli", [1.0], include=["dp-se"], out=str(tmp_path), **SMALL)
 
 
 def test_per_round_claims_are_shown_but_never_recommended():
