@@ -108,10 +108,11 @@ def record(names, out: str, path: str = RECORDED) -> None:
         saved = Frontier.load(os.path.join(out, name, "frontier.json")).to_dict()
         saved.pop("curves")
         recorded[name] = saved
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(dict(sorted(recorded.items())), f, indent=1)
-    os.replace(tmp, path)
+
+    def write(tmp):
+        with open(tmp, "w") as f:
+            json.dump(dict(sorted(recorded.items())), f, indent=1)
+    checks.written("the recorded frontiers", path, write)
 
 
 def recorded_frontiers(path: str = RECORDED) -> dict:
@@ -131,9 +132,8 @@ def main(argv=None):
     names = args.only or list(INSTANCES)
     if args.replot:
         recorded = recorded_frontiers()
-        for name in names:
-            path = os.path.join(args.out, name, "frontier.png")
-            checks.writable_file("--out", path)
+        paths = {name: checks.writable_file("--out", os.path.join(args.out, name, "frontier.png")) for name in names}
+        for name, path in paths.items():
             plotting.save(figure(name, recorded[name]), path)
             print(path)
         return
