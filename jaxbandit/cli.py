@@ -302,6 +302,43 @@ def cmd_privacy(args) -> int:
     return 0
 
 
+def cmd_bounds(args) -> int:
+    from jaxbandit import theory
+    if args.list:
+        for name in theory.REGISTRY:
+            b = theory.REGISTRY[name]
+            print(f"  {name:<26} seed {b.paper}  {b.kind:<5}  {b.result}"
+                  f"{'  (asymptotic)' if b.asymptotic else ''}  [{', '.join(b.policies)}]")
+        return 0
+    if args.policy is None or args.env is None or args.horizon is None:
+        raise ValueError("give the policy, --env and --horizon (or --list)")
+    _output_path(args.json, "--json")
+    request = run_request(argparse.Namespace(**{**vars(args), "runs": 1, "seed": 0, "epsilon": None}))
+    for key in ("runs", "seed"):
+        request.pop(key)
+    values = theory.evaluate(request.pop("env"), request.pop("policy"), request.pop("privatizer"),
+                             constants=_key_values(args.constant, "--constant"), **request)
+    if not values:
+        print(f"no bound of the seed papers speaks about {args.policy} (`jaxbandit bounds --list`)")
+    for value in values:
+        record = value.as_dict()
+        shown = record["value"]
+        if shown is None:
+            text = f"not applicable: {value.reason}"
+        elif isinstance(shown, list):
+            text = "pulls per arm [" + ", ".join("best" if x is None else f"{x:.4g}" for x in shown) + "]"
+        else:
+            text = f"{shown:.6g}" + (f"  ({value.reason})" if value.reason else "")
+        extra = "".join(f", {k} = {v:.4g}" for k, v in (value.extra or {}).items())
+        print(f"{record['name']:<26} {record['kind']:<5} {text}{extra}")
+        print(f"    seed {record['paper']} {record['result']}{'; asymptotic (a rate or liminf)' if record['asymptotic'] else ''}"
+              f"{'; ' + record['note'] if record['note'] else ''}")
+    if args.json:
+        _write_json(args.json, {"policy": args.policy, "env": args.env, "horizon": request["horizon"],
+                                "bounds": [v.as_dict() for v in values]})
+    return 0
+
+
 def _list_private() -> int:
     from jaxbandit import policies, privatizers
     from jaxbandit.accounting.accountants import NOTIONS, SCOPES
@@ -589,6 +626,27 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--list", action="store_true", help="list the private components and their notions")
     v.add_argument("--json", metavar="FILE", help="write the claim as JSON (one shape for every component)")
     v.set_defaults(fn=cmd_privacy)
+
+    bd = sub.add_parser("bounds", help="the seed papers' regret bounds of a policy on an instance",
+                        description="Print the values of every bound of the five papers that speaks about a "
+                                    "policy (upper bounds proved for it, lower bounds that bind it) on an instance "
+                                    "at a horizon: the theorem, upper or lower, finite-T or asymptotic, and why a "
+                                    "bound does not apply where its conditions fail.")
+    bd.add_argument("policy", nargs="?", help="a policy name (see `jaxbandit list`)")
+    bd.add_argument("--env", help="environment name")
+    bd.add_argument("--means", type=_number_list, help="comma-separated arm means")
+    bd.add_argument("--env-param", action="append", metavar="K=V")
+    bd.add_argument("--arm", action="append", metavar="[N*]FAMILY:K=V,...", help="an arm of --env mixture")
+    bd.add_argument("--policy-param", action="append", metavar="K=V", help="e.g. epsilon=0.5, b=9, u=5.6")
+    bd.add_argument("--policy-option", action="append", metavar="K=V")
+    bd.add_argument("--privatizer", default="identity")
+    bd.add_argument("--privatizer-param", action="append", metavar="K=V")
+    bd.add_argument("--horizon", type=_integer, help="T (1e6 style accepted)")
+    bd.add_argument("--constant", action="append", metavar="K=V",
+                    help="a constant a proof leaves unspecified (C=2) or a bound's form (form=paper)")
+    bd.add_argument("--json", metavar="FILE", help="write the values as JSON")
+    bd.add_argument("--list", action="store_true", help="list every bound: name, paper, theorem, policies")
+    bd.set_defaults(fn=cmd_bounds)
 
     t = sub.add_parser("tune", help="tune a policy's parameters by gradient on the simulated regret",
                        description="Tune modified-thompson's (b, c) under a privacy budget (c on the budget's "

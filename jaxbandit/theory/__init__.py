@@ -1,0 +1,126 @@
+"""Every regret bound of the five seed papers as a function of an instance (host-side NumPy, float64), one module
+per paper, and a registry of them by name, each a `Bound` that says which theorem and equation it is, upper or
+lower, what it bounds, whether it is a finite-T guarantee or only a rate, and which constants its proof leaves
+unspecified (parameters):
+
+    ldp_thompson      seed 000  TS and UCB on ε-LDP bits (Theorems 2–3, Eq. 4)
+    private_thompson  seed 001  modified Thompson sampling (Theorem 5; Theorem 2 is its (b, c) = (0, 1) case)
+    corrupt           seed 002  corrupt bandits (Theorem 1's lower bound, Theorem 2, Corollaries 2–3)
+    ftpl              seed 003  DP-FTPL (Theorems 11, 13, 16, 18) and the global-DP lower bound (Theorem 4)
+    heavy_tailed      seed 004  DPRUCB, DPRSE, LDPRSE (Theorems 2, 4, 7) and the lower bounds (5, 8–11)
+
+``for_policy(name)`` lists the bounds that speak about a registered policy; ``evaluate(...)`` computes them for a
+configuration (what ``jaxbandit bounds`` prints). Where the spec lists an erratum, the default is the corrected
+bound and the paper's a ``form``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Mapping, NamedTuple
+
+import numpy as np
+
+from jaxbandit.registry import Registry
+from jaxbandit.theory import corrupt, ftpl, heavy_tailed, ldp_thompson, private_thompson
+from jaxbandit.theory.base import Bound, NotApplicable
+from jaxbandit.theory.corrupt import (bernoulli_kl, corrupt_lower_bound, corrupt_lower_bound_constant,
+                                      klucb_cf_bound, ldp_rr_upper_bound, rr_upper_bound)
+from jaxbandit.theory.ftpl import (ftpl_beta_bound, ftpl_gauss_bound, ftpl_new_bound, gdp_elim_new_bound,
+                                   global_dp_lower_bound, global_dp_lower_bound_rate)
+from jaxbandit.theory.ldp_thompson import ldp_ts_bound, ldp_ucb_bound
+from jaxbandit.theory.private_thompson import modified_ts_bound, modified_ts_minimax_bound, modified_ts_pulls
+
+__all__ = ["Bound", "NotApplicable", "REGISTRY", "Value", "for_policy", "evaluate", "namespace",
+           "bernoulli_kl", "corrupt_lower_bound", "corrupt_lower_bound_constant", "klucb_cf_bound",
+           "ldp_rr_upper_bound", "rr_upper_bound", "ftpl_beta_bound", "ftpl_gauss_bound", "ftpl_new_bound",
+           "gdp_elim_new_bound", "global_dp_lower_bound", "global_dp_lower_bound_rate", "ldp_ts_bound",
+           "ldp_ucb_bound", "modified_ts_bound", "modified_ts_minimax_bound", "modified_ts_pulls"]
+
+REGISTRY = Registry("bound", {b.name: b for module in (ldp_thompson, private_thompson, corrupt, ftpl,
+                                                       heavy_tailed) for b in module.BOUNDS})
+
+
+def for_policy(name: str) -> list[Bound]:
+    """The bounds that speak about policy ``name`` (upper bounds proved for it, lower bounds that bind it)."""
+    return [REGISTRY[b] for b in REGISTRY if name in REGISTRY[b].policies]
+
+
+class Value(NamedTuple):
+    """One bound evaluated on a configuration: ``value`` (a number; per-arm pulls a list, the best arm NaN), the
+    λ it was optimised at where the theorem leaves one free (``extra``), or ``None`` and the ``reason`` where
+    the theorem does not apply."""
+
+    bound: Bound
+    value: object
+    reason: str = ""
+    extra: Mapping | None = None
+
+    def as_dict(self) -> dict:
+        b = self.bound
+        value = self.value
+        if value is not None:
+            value = np.asarray(value, np.float64)
+            value = float(value) if value.ndim == 0 else [None if math.isnan(x) else float(x) for x in value]
+        return {"name": b.name, "paper": b.paper, "result": b.result, "kind": b.kind, "quantity": b.quantity,
+                "asymptotic": b.asymptotic, "value": value, "not_applicable": self.reason or None,
+                "constants": dict(b.constants), "forms": dict(b.forms), **({"extra": dict(self.extra)}
+                                                                            if self.extra else {}), "note": b.note}
+
+
+def namespace(spec) -> dict:
+    """What a `jaxbandit.spec.Spec` (with a horizon) gives the bound functions by name: ``means`` (float64),
+    ``horizon``, ``num_arms``, then the environment's, privatizer's and policy's parameters by field name (a later
+    one wins: the policy's ``v``, ``u`` are what it assumes), with the run-decided ones bound to the horizon."""
+    if spec.horizon is None:
+        raise ValueError("the bounds need a horizon: resolve the configuration with horizon=T")
+    out = {"means": _decimal(spec.env.means(spec.params.env)), "horizon": int(spec.horizon),
+           "num_arms": spec.env.num_arms}
+    for params in (spec.params.env, spec.params.privatizer, spec.params.policy):
+        for field, value in zip(getattr(params, "_fields", ()), params):
+            if value is None or field in ("means", "horizon") or isinstance(value, tuple):
+                continue  # nested parameters (a mixture's components) are no bound's argument
+            arr = _decimal(value)
+            out[field] = float(arr) if arr.ndim == 0 else arr
+    return out
+
+
+def _decimal(values) -> np.ndarray:
+    """float64 of the parameters as written: a float32 0.9 is 0.9, not 0.89999998 (its shortest repr)."""
+    arr = np.asarray(values)
+    if arr.dtype == np.float32:
+        return np.array([float(str(x)) for x in arr.ravel()], np.float64).reshape(arr.shape)
+    return arr.astype(np.float64)
+
+
+def evaluate(env, policy, privatizer=None, *, horizon: int, constants: Mapping | None = None,
+             names=None, **resolve_kwargs) -> list[Value]:
+    """Every bound of ``policy`` (or the ``names`` given) on a configuration, resolved like `jaxbandit.simulate`
+    (``env_params``, ``policy_params``, ``policy_options``, ``privatizer_params``). ``constants``: values for
+    the bounds' unspecified constants or forms, by name (each applied to the bounds that have it; one no bound
+    has is an error). A bound whose conditions fail gives ``value=None`` and the reason."""
+    from jaxbandit import spec as spec_module
+    spec = spec_module.resolve(env, policy, privatizer, horizon=horizon, **resolve_kwargs)
+    chosen = [REGISTRY[n] for n in names] if names is not None else for_policy(spec.policy.name)
+    constants = dict(constants or {})
+    known = set().union(*(set(b.constants) | set(b.forms) for b in chosen)) if chosen else set()
+    if set(constants) - known:
+        raise ValueError(f"constants={sorted(set(constants) - known)} belong to none of the bounds evaluated "
+                         f"({', '.join(b.name for b in chosen) or 'none'}); theirs: {sorted(known) or 'none'}")
+    base = namespace(spec)
+    out = []
+    for b in chosen:
+        mine = {k: v for k, v in constants.items() if k in b.constants or k in b.forms}
+        try:
+            ns = dict(base, **(b.inputs(spec) if b.inputs else {}))
+            result = b(**b.bind(ns, mine))
+        except NotApplicable as err:
+            out.append(Value(b, None, str(err)))
+            continue
+        extra = None
+        if isinstance(result, tuple):  # (value, λ) of a bound with a free λ
+            result, extra = result[0], {"lambda": float(result[1])}
+        if not np.all(np.isfinite(np.asarray(result, np.float64)[~np.isnan(np.asarray(result, np.float64))])):
+            out.append(Value(b, result, "not finite on this instance"))
+            continue
+        out.append(Value(b, result, "", extra))
+    return out

@@ -1,0 +1,257 @@
+"""Seed 004 (Tao, Wu, Zhao & Wang, "Optimal Rates of (Locally) Differentially Private Heavy-tailed Multi-Armed
+Bandits", AISTATS 2022): rewards with E|X|^{1+v} ≤ u, v ∈ (0, 1]; p = (1 + v)/v.
+
+Upper bounds (ε ∈ (0, 1], where the proofs are written), with every term of the proofs kept:
+  * DPRUCB, Theorem 2: E[N_a(T)] ≤ (2c)^p u^{1/v} log(2T⁴) log^{1.5+1/v}T/(εΔ_a^p) + 1 + π²/3, c the bonus
+    constant (18). Erratum found here (not in the digest): the printed constant is 36, but the event Δ_a < 2I of
+    the proof fails only for s ≥ 36^p u^{1/v} L/(εΔ_a^p) (solve 2·18 u^{1/(1+v)}(L/(εs))^{v/(1+v)} < Δ_a for s);
+    ``form="paper"`` keeps 36 and the printed + 5.
+  * DPRSE, Lemma 4 / Theorem 4 (7): arm a is gone after epoch τ(a) = max(1, ⌈log₂(1/Δ_a)⌉) on the good event
+    (probability ≥ 1 − (π²/6)β here: the printed union bound is one-sided), so
+    N_a ≤ Σ_{τ ≤ τ(a)} R_τ ≤ u^{1/v}(4θ/Δ_a)^p L̄_a/(ε(1 − 2^{−p})) + 2τ(a), L̄_a = log(4Kτ(a)²/β), θ the
+    threshold (12: (48/Δ_a)^p); regret Σ_a Δ_a min{T, N_a} + (π²/6)βT max Δ. The printed Lemma 4,
+    u^{1/(1+v)}(96/Δ_a)^p (log(4K/β) + log log(2/Δ_a))/ε + 2, has u^{1/(1+v)} for u^{1/v} (spec §4 [FLAG]) and
+    drops the ceilings; ``form="paper"``. Theorem 4 (8), instance-independent, as its proof gives it with its
+    unspecified constant C (u-factor corrected): 3u^{1/(1+v)}(CK log T/ε)^{v/(1+v)}T^{1/(1+v)} + max Δ.
+  * LDPRSE, Theorem 7 (proof variant, D_τ = 2^{−τ}): the printed rate Δ_a^{−1/v}/ε² is wrong (spec §4
+    [FLAG C]): R_τ ∝ D_τ^{−2p}, so N_a ≤ u^{2/v}(4θ/Δ_a)^{2p} L̄_a/(ε²(1 − 2^{−2p})) + τ(a)(L̄_a + 1),
+    L̄_a = log(8Kτ(a)²/β), θ = 14: regret ∝ Δ_a^{−(2+v)/v}/ε². ``form="paper"``: the printed chain
+    (1 − 4^{−p})^{−1}[u^{2/v}(3136/Δ_a)^p L̄_a/ε² + L̄_a].
+
+Lower bounds, on the two-point instances `jaxbandit.envs.tails` builds (liminf R_T/log T, so asymptotic):
+  * Theorem 5 (ε-DP): R_T ≥ log T/(200ε 4^{1/v}) Σ_a Δ_a^{−1/v} (the ½ of a union bound over arms times
+    Σ Δ_a t_a), for μ_a ≤ 1/6, Δ_a < 1/12, regret ≤ T^{3/4}, T^{0.13} > max 4K/Δ_a.
+  * Theorem 10 (ε-DP, two arms): log T/(200ε 5^{1/v}Δ^{1/v}).
+  * Theorem 8 (ε-LDP): Σ_a log T/(8C(e^ε − 1)² 25^{1/v}Δ_a^{1/v}), C the proof's unspecified KL constant.
+  * Theorem 11 (ε-LDP, two arms): log T/(8C(e^ε − 1)² 5^{1/v}Δ^{1/v}), C = (8/7)/(1 − 3.5·5^{1/v}Δ^p) from the
+    proof.
+  * Theorem 9 (ε-LDP, instance-independent): (1/8) exp(−8C 5^{1/v}(e − 1)² K/(K − 1)) (K/ε²)^{v/(1+v)}
+    T^{1/(1+v)}, on some instance of its family (the max over two).
+  The LDP proofs replace (e^ε − 1)² by ε², which loosens a lower bound the wrong way (e^ε − 1 ≥ ε); the default
+  keeps (e^ε − 1)² ((e − 1)² in Theorem 9, for ε ≤ 1), ``form="paper"`` prints ε². They are valid but loose:
+  the LDP contraction gives a rate Δ_a^{−(2+v)/v} (spec §4 [FLAG C]).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from jaxbandit.theory.base import Bound, NotApplicable, gaps, horizons, in_unit_epsilon, per_arm
+
+__all__ = ["dprucb_pulls", "dprucb_bound", "dprse_pulls", "dprse_bound", "dprse_minimax_bound", "ldprse_pulls",
+           "ldprse_bound", "dp_lower_bound", "dp_two_arm_lower_bound", "ldp_lower_bound",
+           "ldp_two_arm_lower_bound", "ldp_minimax_lower_bound", "BOUNDS"]
+
+FORMS = ("corrected", "paper")
+
+
+def _form(form):
+    if form not in FORMS:
+        raise ValueError(f"form={form!r} must be one of {FORMS}")
+
+
+def _v(v):
+    v = float(v)
+    if not 0 < v <= 1:
+        raise ValueError(f"v={v:g} is outside (0, 1]")
+    return v
+
+
+def _regret(means, pulls, horizon, extra=0.0):
+    mu = np.asarray(means, np.float64)
+    T = horizons(horizon)
+    capped = np.minimum(pulls, T[..., None])
+    return np.nansum((mu.max() - mu) * capped, axis=-1) + extra
+
+
+def dprucb_pulls(means, horizon, epsilon, v, u, bonus=18.0, *, form: str = "corrected"):
+    """Seed 004 Theorem 2 (DPRUCB, its proof): E[N_a(T)] per arm (NaN for the best), vectorized over T; see the
+    module docstring. Valid for bonus constants ≥ 18 (Lemma 3's concentration needs 18)."""
+    _form(form)
+    in_unit_epsilon(epsilon, "Theorem 2")
+    d, v, u, T = gaps(means), _v(v), float(u), horizons(horizon)[..., None]
+    if float(bonus) < 18:
+        raise NotApplicable(f"bonus={float(bonus):g} is below 18, the constant Lemma 3's concentration needs")
+    p = (1 + v) / v
+    logs = np.log(2 * T ** 4) * np.log(T) ** (1.5 + 1 / v) / float(epsilon)
+    if form == "paper":
+        return per_arm(means, 36 * u ** (1 / v) * logs / d ** p + 5)
+    return per_arm(means, (2 * float(bonus)) ** p * u ** (1 / v) * logs / d ** p + 1 + math.pi ** 2 / 3)
+
+
+def dprucb_bound(means, horizon, epsilon, v, u, bonus=18.0, *, form: str = "corrected"):
+    """Seed 004 Theorem 2: Σ_a Δ_a E[N_a(T)] with `dprucb_pulls` (uncapped: the theorem's form)."""
+    mu = np.asarray(means, np.float64)
+    return np.nansum((mu.max() - mu) * dprucb_pulls(means, horizon, epsilon, v, u, bonus, form=form), axis=-1)
+
+
+def _epochs(d):
+    return np.maximum(1.0, np.ceil(np.log2(1 / d)))
+
+
+def _beta(beta, horizon):
+    return 1 / horizons(horizon) if beta is None else float(beta)
+
+
+def dprse_pulls(means, horizon, epsilon, v, u, beta=None, theta=12.0, *, form: str = "corrected"):
+    """Seed 004 Lemma 4 (DPRSE): pulls of each arm on the good event (NaN for the best), see the module docstring;
+    ``beta`` None is the 1/T of Theorem 4. Valid for thresholds θ ≥ 12 (the best arm is then never
+    eliminated)."""
+    _form(form)
+    in_unit_epsilon(epsilon, "Lemma 4")
+    d, v, u, K = gaps(means), _v(v), float(u), np.asarray(means).size
+    if float(theta) < 12:
+        raise NotApplicable(f"theta={float(theta):g} is below 12: the best arm may be eliminated (Lemma 4)")
+    p = (1 + v) / v
+    b = np.asarray(_beta(beta, horizon), np.float64)[..., None]
+    if form == "paper":
+        lg = np.log(4 * K / b) + np.log(np.log(2 / d))
+        return per_arm(means, u ** (1 / (1 + v)) * (96 / d) ** p * lg / float(epsilon) + 2)
+    tau = _epochs(d)
+    big_l = np.log(4 * K * tau ** 2 / b)
+    return per_arm(means, u ** (1 / v) * (4 * float(theta) / d) ** p * big_l / (float(epsilon) * (1 - 2 ** -p))
+                   + 2 * tau)
+
+
+def dprse_bound(means, horizon, epsilon, v, u, beta=None, theta=12.0, *, form: str = "corrected"):
+    """Seed 004 Theorem 4 (7), explicit: Σ_a Δ_a min{T, N_a} + (π²/6)βT max Δ with `dprse_pulls`."""
+    T = horizons(horizon)
+    d = gaps(means)
+    extra = math.pi ** 2 / 6 * _beta(beta, horizon) * T * d.max()
+    return _regret(means, dprse_pulls(means, horizon, epsilon, v, u, beta, theta, form=form), horizon, extra)
+
+
+def dprse_minimax_bound(means, horizon, epsilon, v, u, *, C: float = 1.0):
+    """Seed 004 Theorem 4 (8), as its proof gives it (β = 1/T, gaps ≥ 1/T): 3u^{1/(1+v)}(CK log T/ε)^{v/(1+v)}
+    T^{1/(1+v)} + max Δ, C the constant of the proof's pull bound C u^{1/v} log(KT)/(εΔ^p), which it leaves
+    unspecified (u-factor corrected from u^{v/(1+v)²})."""
+    in_unit_epsilon(epsilon, "Theorem 4")
+    d, v, T, K = gaps(means), _v(v), horizons(horizon), np.asarray(means).size
+    return (3 * float(u) ** (1 / (1 + v)) * (C * K * np.log(T) / float(epsilon)) ** (v / (1 + v))
+            * T ** (1 / (1 + v)) + d.max())
+
+
+def ldprse_pulls(means, horizon, epsilon, v, u, beta=None, theta=14.0, *, form: str = "corrected"):
+    """Seed 004 Lemma 13 / Theorem 7 (LDPRSE, the proof's variant): pulls of each arm on the good event (NaN for
+    the best), corrected rate Δ_a^{−2p} by default; see the module docstring."""
+    _form(form)
+    in_unit_epsilon(epsilon, "Theorem 7")
+    d, v, u, K = gaps(means), _v(v), float(u), np.asarray(means).size
+    if float(theta) < 14:
+        raise NotApplicable(f"theta={float(theta):g} is below 14: the best arm may be eliminated (Lemma 13)")
+    p = (1 + v) / v
+    b = np.asarray(_beta(beta, horizon), np.float64)[..., None]
+    tau = _epochs(d)
+    big_l = np.log(8 * K * tau ** 2 / b)
+    eps2 = float(epsilon) ** 2
+    if form == "paper":
+        return per_arm(means, (u ** (2 / v) * (3136 / d) ** p * big_l / eps2 + big_l) / (1 - 4 ** -p))
+    return per_arm(means, u ** (2 / v) * (4 * float(theta) / d) ** (2 * p) * big_l / (eps2 * (1 - 2 ** (-2 * p)))
+                   + tau * (big_l + 1))
+
+
+def ldprse_bound(means, horizon, epsilon, v, u, beta=None, theta=14.0, *, form: str = "corrected"):
+    """Seed 004 Theorem 7 (10), explicit: Σ_a Δ_a min{T, N_a} + (π²/6)βT max Δ with `ldprse_pulls`."""
+    T = horizons(horizon)
+    d = gaps(means)
+    extra = math.pi ** 2 / 6 * _beta(beta, horizon) * T * d.max()
+    return _regret(means, ldprse_pulls(means, horizon, epsilon, v, u, beta, theta, form=form), horizon, extra)
+
+
+def dp_lower_bound(means, horizon, epsilon, v):
+    """Seed 004 Theorem 5 (ε-DP, on `jaxbandit.envs.tails.theorem5_instance`): log T/(200ε 4^{1/v}) Σ_a
+    Δ_a^{−1/v}, for every ε-DP algorithm with regret ≤ T^{3/4} there; holds once T^{0.13} > max 4K/Δ_a, so as a
+    slope on log T."""
+    d, v = gaps(means), _v(v)
+    if np.max(means) > 1 / 6 + 1e-12 or d.max() >= 1 / 12:
+        raise NotApplicable(f"Theorem 5 needs means <= 1/6 and gaps < 1/12 (means={np.asarray(means).tolist()})")
+    return np.log(horizons(horizon)) / (200 * float(epsilon) * 4 ** (1 / v)) * np.sum(d ** (-1 / v))
+
+
+def dp_two_arm_lower_bound(means, horizon, epsilon, v):
+    """Seed 004 Theorem 10 (ε-DP, `theorem10_instance`): log T/(200ε 5^{1/v}Δ^{1/v}), Δ ∈ (0, 1/5)."""
+    d, v = _two(means), _v(v)
+    return np.log(horizons(horizon)) / (200 * float(epsilon) * 5 ** (1 / v) * d ** (1 / v))
+
+
+def _two(means):
+    d = gaps(means)
+    if d.size != 1 or not 0 < d[0] < 0.2:
+        raise NotApplicable(f"the two-armed bounds need 2 arms with a gap in (0, 1/5), not means="
+                            f"{np.asarray(means).tolist()}")
+    return float(d[0])
+
+
+def _privacy_factor(epsilon, form):
+    _form(form)
+    return float(epsilon) ** 2 if form == "paper" else math.expm1(float(epsilon)) ** 2
+
+
+def ldp_lower_bound(means, horizon, epsilon, v, *, C: float = 1.0, form: str = "corrected"):
+    """Seed 004 Theorem 8 (ε-LDP, `theorem5_instance`): Σ_a log T/(8C(e^ε − 1)² 25^{1/v}Δ_a^{1/v}) (ε² for
+    ``form="paper"``), C the KL constant the proof leaves unspecified; needs μ_a/5 ≤ Δ_a ≤ μ_a/2."""
+    d, v = gaps(means), _v(v)
+    mu = np.delete(np.asarray(means, np.float64), int(np.argmax(means)))
+    if np.any(d < mu / 5 - 1e-12) or np.any(d > mu / 2 + 1e-12):
+        raise NotApplicable("Theorem 8 needs mu_a/5 <= Delta_a <= mu_a/2 for every suboptimal arm")
+    return np.log(horizons(horizon)) * np.sum(1 / (8 * C * _privacy_factor(epsilon, form) * 25 ** (1 / v)
+                                                   * d ** (1 / v)))
+
+
+def ldp_two_arm_lower_bound(means, horizon, epsilon, v, *, form: str = "corrected"):
+    """Seed 004 Theorem 11 (ε-LDP, `theorem10_instance`): log T/(8C(e^ε − 1)² 5^{1/v}Δ^{1/v}) with the proof's
+    C = (8/7)/(1 − 3.5·5^{1/v}Δ^{(1+v)/v}) (needs that denominator > 0)."""
+    d, v = _two(means), _v(v)
+    denominator = 1 - 3.5 * 5 ** (1 / v) * d ** ((1 + v) / v)
+    if denominator <= 0:
+        raise NotApplicable(f"gap={d:g}: Theorem 11's KL bound needs 3.5*5^(1/v)*gap^((1+v)/v) < 1")
+    C = 8 / 7 / denominator
+    return np.log(horizons(horizon)) / (8 * C * _privacy_factor(epsilon, form) * 5 ** (1 / v) * d ** (1 / v))
+
+
+def ldp_minimax_lower_bound(num_arms, horizon, epsilon, v, *, C: float = 8 / 7, form: str = "corrected"):
+    """Seed 004 Theorem 9 (ε-LDP, instance-independent): (1/8) exp(−8C 5^{1/v}(e − 1)² K/(K − 1))
+    (K/ε²)^{v/(1+v)} T^{1/(1+v)} on one of two instances of its family (ε ≤ 1; ``form="paper"`` drops the
+    (e − 1)²); C is Theorem 11's constant (8/7 as Δ → 0). Astronomically small: an order in T and K only."""
+    v, K = _v(v), int(num_arms)
+    in_unit_epsilon(epsilon, "Theorem 9")
+    _form(form)
+    if K < 2:
+        raise ValueError(f"num_arms={K} must be at least 2")
+    factor = 1.0 if form == "paper" else (math.e - 1) ** 2
+    T = horizons(horizon)
+    return (math.exp(-8 * C * 5 ** (1 / v) * factor * K / (K - 1)) / 8
+            * (K / float(epsilon) ** 2) ** (v / (1 + v)) * T ** (1 / (1 + v)))
+
+
+CENTRAL = ("dp-rucb", "dp-rse")
+LOCAL = ("ldp-rse",)
+
+BOUNDS = (
+    Bound("dprucb-thm2", dprucb_bound, paper="004", result="Theorem 2 (its proof)", kind="upper",
+          policies=("dp-rucb",), note="constant 36^((1+v)/v), not the printed 36 (found here); form=paper"),
+    Bound("dprucb-thm2-pulls", dprucb_pulls, paper="004", result="Theorem 2, E[N_a(T)]", kind="upper",
+          quantity="pulls", policies=("dp-rucb",), note="as dprucb-thm2"),
+    Bound("dprse-thm4", dprse_bound, paper="004", result="Lemma 4 / Theorem 4 (7), explicit", kind="upper",
+          policies=("dp-rse",), note="u^(1/v), not the printed u^(1/(1+v)) (spec 004 §4); ceilings kept"),
+    Bound("dprse-lemma4-pulls", dprse_pulls, paper="004", result="Lemma 4, pulls on the good event",
+          kind="upper", quantity="pulls", policies=("dp-rse",), note="a high-probability bound (1 - 1.65 beta)"),
+    Bound("dprse-thm4-minimax", dprse_minimax_bound, paper="004", result="Theorem 4 (8)", kind="upper",
+          policies=("dp-rse",), asymptotic=True, note="C: the proof's unspecified constant"),
+    Bound("ldprse-thm7", ldprse_bound, paper="004", result="Theorem 7 (10), corrected rate", kind="upper",
+          policies=("ldp-rse",),
+          note="rate Delta^-(2+v)/v, not the printed Delta^-1/v (spec 004 [FLAG C]); form=paper"),
+    Bound("ldprse-thm7-pulls", ldprse_pulls, paper="004", result="Lemma 13, pulls on the good event",
+          kind="upper", quantity="pulls", policies=("ldp-rse",), note="as ldprse-thm7"),
+    Bound("dp-lower-thm5", dp_lower_bound, paper="004", result="Theorem 5", kind="lower", policies=CENTRAL,
+          asymptotic=True, note="on the two-point instance of envs.tails.theorem5_instance"),
+    Bound("dp-lower-thm10", dp_two_arm_lower_bound, paper="004", result="Theorem 10", kind="lower",
+          policies=CENTRAL, asymptotic=True, note="on envs.tails.theorem10_instance"),
+    Bound("ldp-lower-thm8", ldp_lower_bound, paper="004", result="Theorem 8", kind="lower", policies=LOCAL,
+          asymptotic=True, note="C unspecified; (e^eps - 1)^2, not the printed eps^2 (a lower bound's wrong way)"),
+    Bound("ldp-lower-thm11", ldp_two_arm_lower_bound, paper="004", result="Theorem 11", kind="lower",
+          policies=LOCAL, asymptotic=True, note="on envs.tails.theorem10_instance"),
+    Bound("ldp-lower-thm9", ldp_minimax_lower_bound, paper="004", result="Theorem 9", kind="lower",
+          policies=LOCAL, asymptotic=True, note="instance-independent; on one of two instances of its family"),
+)
