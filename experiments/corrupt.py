@@ -153,6 +153,8 @@ ASYMPTOTIC_NOTE = ("The lower bound is asymptotic (Thm 1: lim inf R(T)/log T ≥
 
 
 def _lb_curve(ax, t, means, p00, p11, label="asymptotic LB: C_LB log t (Thm 1)"):
+    if not plotting.bounds_on():  # jaxbandit reproduce --no-bounds
+        return
     t = np.asarray(t, np.float64)
     t = t[t >= 2]
     c_lb = theory.corrupt_lower_bound_constant(means, p00, p11)
@@ -174,7 +176,9 @@ def exp61_panel(ax, results, means, prefix="", zoom=False):
         t = res.t[res.t >= 3].astype(np.float64)
         bound = theory.klucb_cf_bound(means, ch["p00"], ch["p11"], t)
         text = f"kl-UCB-CF bound (Thm 2, finite-time): {bound[-1]:.0f} at T"
-        if np.nanmin(bound) < top:
+        if not plotting.bounds_on():
+            pass
+        elif np.nanmin(bound) < top:
             ax.plot(t, bound, color="gray", ls=":", label=text)
         else:  # every value above the panel: said in words, not as a legend entry for a line nobody sees
             ax.text(0.02, 0.80, text + ",\nabove this panel", transform=ax.transAxes, ha="left", va="top",
@@ -205,10 +209,11 @@ def exp62_panel(ax, results, means, prefix=""):
             ax.axhline(free.mean()[-1], color=color, lw=1, ls="-.", label=f"{label} without privacy (ε = ∞)")
     grid = np.geomspace(eps[0], eps[-1], 200)
     ps = [rr.optimal_p(e) for e in grid]
-    ax.plot(grid, [theory.ldp_rr_upper_bound(means, e, horizon) for e in grid], color="gray", ls=":",
-            label="UB: Cor. 3, asymptotic (without O(sqrt(log T)))")
-    ax.plot(grid, [float(theory.corrupt_lower_bound(means, p, p, horizon)) for p in ps], color="black", ls="--",
-            label="asymptotic LB: C_LB log T (Thm 1)")
+    if plotting.bounds_on():
+        ax.plot(grid, [theory.ldp_rr_upper_bound(means, e, horizon) for e in grid], color="gray", ls=":",
+                label="UB: Cor. 3, asymptotic (without O(sqrt(log T)))")
+        ax.plot(grid, [float(theory.corrupt_lower_bound(means, p, p, horizon)) for p in ps], color="black",
+                ls="--", label="asymptotic LB: C_LB log T (Thm 1)")
     mu = np.asarray(means)
     uniform = float(np.mean(mu.max() - mu)) * horizon
     ax.axhline(uniform, color="tab:red", lw=1, label=f"uniform play, {uniform:.4g}")

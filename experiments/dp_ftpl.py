@@ -213,6 +213,28 @@ def _caption(results, instances=tuple(INSTANCES)):
             f"means, bands ±{plotting.BAND_Z:g} SE")
 
 
+BOUND_OF = {"dp-ftpl-gauss": ("Theorem 11", lambda m, t, e, d: theory.ftpl_gauss_bound(m, t, e, d)[0]),
+            "dp-ftpl-beta": ("Theorem 13", lambda m, t, e, d: theory.ftpl_beta_bound(m, t, e, d)[0]),
+            "dp-ftpl-new": ("Theorem 16", theory.ftpl_new_bound),
+            "gdp-elim-new": ("Theorem 18", theory.gdp_elim_new_bound)}
+
+
+def _draw_bounds(ax, means, T, eps, delta, names, lower=False):
+    """The papers' upper bounds of ``names`` against t (λ optimised at each t for Theorems 11 and 13; a vacuous
+    one is said in words), and with ``lower`` Remark 6's global-DP rate (N/ε)·log[...] (constant 1: an order)."""
+    t = np.geomspace(100, T, 12)
+    for name in names:
+        if name == "dp-ftpl-gauss" and delta == 0:
+            continue
+        which, fn = BOUND_OF[name]
+        plotting.draw_bound(ax, t, [fn(means, x, eps, delta) for x in t],
+                            f"{which} ({LABELS[name].split(' (')[0]})", color=COLORS[name])
+    if lower:
+        plotting.draw_bound(ax, t, [theory.global_dp_lower_bound_rate(len(means), x, eps, delta) for x in t],
+                            "Remark 6, any global-DP policy (constant 1)", kind="lower", asymptotic=True,
+                            color="black")
+
+
 def _fig4(results, out_dir):
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(2, 2, figsize=(13, 9.5), squeeze=False)
@@ -223,6 +245,8 @@ def _fig4(results, out_dir):
                 _curve(ax, results[f"{inst}: {name}"].sel(**{"policy.delta": delta}), name)
             _curve(ax, results[f"{inst}: dp-ucb-int"], "dp-ucb-int")
             _regret_axes(ax, f"{inst}, (ε, δ) = ({eps:g}, {_delta_label(delta)})")
+            _draw_bounds(ax, INSTANCES[inst], results[f"{inst}: dp-ucb-int"].horizon, eps, delta,
+                         ("dp-ftpl-gauss", "dp-ftpl-beta", "dp-ftpl-new", "gdp-elim-new"))
             ax.legend(fontsize=7.5, loc="lower right")
     fig.suptitle("DP-FTPL Fig. 4: (ε, δ)-DP policies\n" + _caption(results) + "\nDP-UCB-INT's mean mixes typical "
                  "runs with runs locked on a suboptimal arm (experiments/dp_ftpl_findings.md)", fontsize=10)
@@ -240,6 +264,7 @@ def _fig5(results, out_dir):
                 res = results[f"{inst}: {name} (delta=0)"].sel(**{"policy.epsilon": eps})
                 _curve(ax, res, name)
             _regret_axes(ax, f"{inst}, ε = {eps:g}, δ = 0")
+            _draw_bounds(ax, INSTANCES[inst], res.horizon, eps, 0.0, ("dp-ftpl-new", "gdp-elim-new"), lower=True)
             ax.legend(fontsize=7.5, loc="lower right")
     fig.suptitle("DP-FTPL Fig. 5: (ε, 0)-DP policies\n" + _caption(results), fontsize=10)
     fig.tight_layout()
@@ -273,8 +298,9 @@ def _final_regret_figure(figure: int, results, out_dir):
         feasible = [x for x in grid if gauss_feasible(*_privacy(fixed, v, x), T, len(means))]
         ax.plot(feasible, [start_regret("dp-ftpl-gauss", *_privacy(fixed, v, x), means) for x in feasible],
                 color=COLORS["dp-ftpl-gauss"], ls=":", lw=1.2, label="Gauss's start-phase regret ⌈N_G*⌉ΣΔ")
-        ax.plot(grid, [theory.ftpl_new_bound(means, T, *_privacy(fixed, v, x)) for x in grid],
-                color=COLORS["dp-ftpl-new"], ls=":", lw=1.2, label="New: Theorem 16 upper bound")
+        if plotting.bounds_on():
+            ax.plot(grid, [theory.ftpl_new_bound(means, T, *_privacy(fixed, v, x)) for x in grid],
+                    color=COLORS["dp-ftpl-new"], ls=":", lw=1.2, label="New: Theorem 16 upper bound")
         _uniform(ax, T)
         ax.set_xscale("log")
         ax.set_yscale("log")

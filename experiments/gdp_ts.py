@@ -17,7 +17,7 @@ import os
 
 import numpy as np
 
-from jaxbandit import plotting
+from jaxbandit import plotting, theory
 from jaxbandit.accounting import gdp
 from jaxbandit.accounting import thompson as ts_privacy
 
@@ -78,6 +78,28 @@ def _b_colors(bs):
     return {b: cmap(i / max(len(all_b) - 1, 1)) for i, b in enumerate(all_b)}
 
 
+def _theorem5(ax, env, res):
+    """Theorem 5's bound (its tight form, Eq. 9) on the panel, for the panel's (b, c) whose bound at T is the
+    smallest (rewards in [0, 1]: both environments). The caption says it is the smallest."""
+    from jaxbandit import envs
+    e, p = envs.make(env[0], **env[1])
+    means = np.asarray(e.means(p), np.float64)
+    best = None
+    for (b, c), _ in b_c_points(res):
+        try:
+            value = float(theory.modified_ts_bound(means, res.horizon, int(b), float(c)))
+        except theory.NotApplicable:
+            continue
+        if best is None or value < best[0]:
+            best = (value, int(b), float(c))
+    if best is not None:
+        _, b, c = best
+        d = means.max() - means
+        t = res.t[res.t > b * means.size + 4 / d[d > 0].min() ** 2]
+        plotting.draw_bound(ax, t, theory.modified_ts_bound(means, t, b, c),
+                            f"Theorem 5 at (b, c) = ({b}, {c:.4g})", corner="lower right")
+
+
 def regret_curves_figure(results, env, figure_number):
     """Figs 2 / 4: cumulative realized regret against t for each (b, c), one panel per η."""
     import matplotlib.pyplot as plt
@@ -93,9 +115,12 @@ def regret_curves_figure(results, env, figure_number):
         ax.set_ylabel("realized regret  μ*t − Σ r")
         ax.grid(alpha=0.3)
         ax.legend(title="(b, c)", fontsize=7, title_fontsize=8, loc="upper left", ncol=2)
+        _theorem5(ax, env, res)
     res0 = results[labels[0]]
     fig.suptitle(f"TS is itself DP Fig. {figure_number}: modified Thompson sampling, {env[2]}; T = {res0.horizon}, "
-                 f"c = T/(η²(b+1)); mean of {res0.runs} runs, bands ±{plotting.BAND_Z:g} SE", fontsize=10)
+                 f"c = T/(η²(b+1)); mean of {res0.runs} runs, bands ±{plotting.BAND_Z:g} SE"
+                 + ("\nTheorem 5's bound: the (b, c) of the panel where it is smallest" if plotting.bounds_on()
+                    else ""), fontsize=10)
     fig.tight_layout()
     return fig
 

@@ -29,7 +29,7 @@ import os
 
 import numpy as np
 
-from jaxbandit import plotting
+from jaxbandit import plotting, theory
 from jaxbandit.envs.tails import instance_u
 from jaxbandit.epochs import fluid_regret
 
@@ -213,6 +213,22 @@ def _constants(preset):
     return f"bonus {p['dp-rucb']:g}, DPRSE θ = {p['dp-rse']:g}, LDPRSE θ = {p['ldp-rse']:g}"
 
 
+def _upper_bounds(ax, means, res, name, eps):
+    """Theorem 2 (DPRUCB) or Theorem 4 (7) (DPRSE) against t at the run's parameters, corrected (theory.heavy_tailed);
+    nothing where the theorem does not apply (a constant below the paper's, ε > 1)."""
+    params = {**res.config["policy_params"], "epsilon": eps}
+    keys = ("v", "u", "bonus") if name == "dp-rucb" else ("v", "u", "theta")
+    fn, which = ((theory.heavy_tailed.dprucb_bound, "Theorem 2 (DPRUCB)") if name == "dp-rucb"
+                 else (theory.heavy_tailed.dprse_bound, "Theorem 4 (DPRSE)"))
+    t = res.t[res.t >= 2].astype(np.float64)
+    try:
+        kwargs = {k: params[k] for k in keys if k in params}
+        values = [float(fn(means, x, eps, **kwargs)) for x in t]
+    except theory.NotApplicable:
+        return
+    plotting.draw_bound(ax, t, values, which, color=COLORS[name], corner="lower right")
+
+
 def _central_figure(fig_id, results, out_dir):
     import matplotlib.pyplot as plt
     instance = CENTRAL_FIGURES[fig_id]
@@ -230,6 +246,8 @@ def _central_figure(fig_id, results, out_dir):
             means = np.asarray(INSTANCES[instance])
             ax.plot(res.t, res.t * np.mean(means.max() - means), color="grey", ls=":", lw=1, label="uniform play")
             _panel_axes(ax, f"{instance}, v = {v:g}, ε = {eps:g}")
+            for name in ("dp-rucb", "dp-rse"):
+                _upper_bounds(ax, means, results[f"{preset}: {name} v={v:g}"].sel(**{"policy.epsilon": eps}), name, eps)
             ax.legend(fontsize=7.5, loc="upper left")
         res = results[f"{preset}: dp-rse v=0.9"]
         fig.suptitle(f"Heavy-tailed DP bandits Fig. {number}: central ε-DP on {instance} = {INSTANCES[instance]}, {preset} constants "

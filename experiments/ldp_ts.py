@@ -151,8 +151,9 @@ def fig2_final_regret_figure(results):
             se = [res.sel(**{"privatizer.epsilon": e}).se()[-1] for e in finite]
             line = ax.errorbar(finite, mean, yerr=plotting.BAND_Z * np.asarray(se), marker=markers[mech], ms=5,
                                capsize=2, label=f"{mech}: simulated")
-            ax.plot(finite, [bound(policy, mech, e, horizon) for e in finite], ls=":", color=line[0].get_color(),
-                    label=f"{mech}: paper's bound (leading term)")
+            if plotting.bounds_on():
+                ax.plot(finite, [bound(policy, mech, e, horizon) for e in finite], ls=":", color=line[0].get_color(),
+                        label=f"{mech}: paper's bound (leading term)")
         inf_regret = results[f"{policy} linear"].sel(**{"privatizer.epsilon": math.inf}).mean()[-1]
         ax.axhline(inf_regret, color="black", lw=1, ls="--", label="ε = ∞ (simulated)")
         ax.set_xscale("log")

@@ -69,11 +69,12 @@ class Experiment:
 
 
 def run(experiment: Experiment, out_dir: str, quick: bool = False, progress: bool | None = True, log=print,
-        cache: str | None = None, devices=None) -> dict:
+        cache: str | None = None, devices=None, bounds: bool = True) -> dict:
     """Run (or load, or resume) every configuration of ``experiment``, then write ``out_dir/summary.csv`` and the
     figures; returns ``{label: Results}``. ``cache``: the result cache (default ``out_dir/results``).
     ``devices``: what `jaxbandit.sweep` shards the runs over (default: every device; not part of the cache key,
-    since the numbers do not depend on it)."""
+    since the numbers do not depend on it). ``bounds=False``: the figures leave out the papers' bounds
+    (`plotting.bounds_shown`)."""
     os.makedirs(out_dir, exist_ok=True)
     cache = os.path.join(out_dir, "results") if cache is None else cache
     configs = experiment.configs(quick)
@@ -90,7 +91,7 @@ def run(experiment: Experiment, out_dir: str, quick: bool = False, progress: boo
     write_summary(results, os.path.join(out_dir, "summary.csv"), rows)
     write_timings(results, os.path.join(out_dir, "timings.csv"))
     reduced = quick and configs != experiment.configs(False)  # analytic figures are the same in both settings
-    with plotting.stamped(QUICK_STAMP if reduced else None):
+    with plotting.stamped(QUICK_STAMP if reduced else None), plotting.bounds_shown(bounds):
         experiment.figures(results, out_dir)
     return results
 
@@ -121,7 +122,7 @@ def output_dirs(ids, out: str | None = None, quick: bool = False) -> tuple[dict,
 
 
 def reproduce(ids, out: str | None = None, quick: bool = False, cache: str | None = None, progress=True,
-              log=print, devices=None) -> dict:
+              log=print, devices=None, bounds: bool = True) -> dict:
     """`run` the registered experiments ``ids`` into `output_dirs` with one shared cache (``cache`` overrides
     it); returns ``{id: {label: Results}}``."""
     from . import load
@@ -133,7 +134,7 @@ def reproduce(ids, out: str | None = None, quick: bool = False, cache: str | Non
         if len(experiments) > 1:
             log(f"{exp.id}: {exp.title} -> {dirs[exp.id]}")
         out_all[exp.id] = run(exp, dirs[exp.id], quick=quick, progress=progress, log=log, cache=cache,
-                              devices=devices)
+                              devices=devices, bounds=bounds)
     return out_all
 
 

@@ -445,7 +445,7 @@ def cmd_reproduce(args) -> int:
     for folder, flag in [(d, "--out") for d in dirs.values()] + [(args.cache or cache, "--cache")]:
         checks.writable_file(flag, os.path.join(folder, "summary.csv"))  # creates the folder, checks it
     runner.reproduce(args.ids, args.out, quick=args.quick, cache=args.cache, progress=args.progress,
-                     devices=args.devices)
+                     devices=args.devices, bounds=args.bounds)
     for out in dirs.values():
         print(f"wrote {out}/summary.csv and figures in {out}/")
     return 0
@@ -755,6 +755,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bars (default: on a terminal)")
     q.add_argument("--devices", type=_integer, metavar="N", help=DEVICES_HELP)
+    q.add_argument("--bounds", action=argparse.BooleanOptionalAction, default=True,
+                   help="draw the papers' regret bounds on the figures (default); --no-bounds leaves them out")
     q.set_defaults(fn=cmd_reproduce)
     return p
 

@@ -15,6 +15,7 @@ import numpy as np
 
 BAND_Z = 2.0  # bands are mean ± 2 standard errors over runs
 _STAMPS: list = []  # the title prefixes of `stamped` blocks, innermost last
+_BOUNDS: list = [True]  # whether figures draw the papers' bounds (`bounds_shown`), innermost last
 
 
 def plot_regret(ax, results, label=None, metric="pseudo_regret", color=None, band=True):
@@ -59,6 +60,55 @@ def stamped(prefix: str | None):
         yield
     finally:
         _STAMPS.pop()
+
+
+@contextlib.contextmanager
+def bounds_shown(show: bool):
+    """Inside the block, `draw_bound` draws nothing when ``show`` is False (``jaxbandit reproduce --no-bounds``)."""
+    _BOUNDS.append(bool(show))
+    try:
+        yield
+    finally:
+        _BOUNDS.pop()
+
+
+def bounds_on() -> bool:
+    """Whether figures draw the papers' bounds here (`bounds_shown`)."""
+    return _BOUNDS[-1]
+
+
+def draw_bound(ax, x, values, label: str, *, kind: str = "upper", asymptotic: bool = False, color="0.3",
+               at: str = "T", corner: str = "upper left"):
+    """Draw a theorem's bound (values against x) on ``ax``, after the data, without moving its limits.
+
+    Upper bounds are dashed, lower bounds dotted; the label says "upper bound" or "lower bound", "asymptotic"
+    where the theorem is a rate or a liminf (no finite-T guarantee), and its value at the last x. A lower bound
+    below the data widens the axis down to it (the gap is the point); a bound entirely above the panel (the usual case of a vacuous one) is said in words in the panel's corner instead of a line
+    nobody sees (``corner``: "upper left" or "lower right", away from the legend). Nothing is drawn inside
+    ``bounds_shown(False)``. Returns the line, the text or None."""
+    if not _BOUNDS[-1]:
+        return None
+    x, values = np.asarray(x, np.float64), np.asarray(values, np.float64)
+    keep = np.isfinite(values)
+    x, values = x[keep], values[keep]
+    if not values.size:
+        return None
+    text = (f"{label}: {kind} bound{', asymptotic' if asymptotic else ''} ({values[-1]:.3g} at {at})")
+    low, high = ax.get_ylim()
+    if np.min(values) > high:
+        notes = getattr(ax, "_jaxbandit_bound_notes", 0)
+        ax._jaxbandit_bound_notes = notes + 1
+        upper = corner == "upper left"
+        note = (f"{label}: {kind} bound{', asymptotic' if asymptotic else ''},\n{values[-1]:.3g} at {at}, "
+                "above this panel")
+        return ax.text(0.02 if upper else 0.98, 0.97 - 0.09 * notes if upper else 0.03 + 0.09 * notes, note,
+                       transform=ax.transAxes, ha="left" if upper else "right", va="top" if upper else "bottom",
+                       fontsize=7, color=color)
+    if kind == "lower" and np.min(values) < low:  # a lower bound below the data: widen down to show the gap
+        low = np.min(values) * 0.7 if ax.get_yscale() == "log" else np.min(values)
+    line, = ax.plot(x, values, ls="--" if kind == "upper" else ":", color=color, lw=1.3, label=text)
+    ax.set_ylim(low, high)
+    return line
 
 
 def save(fig, path):
@@ -244,10 +294,32 @@ def audit_figure(result, title=None):
     return fig
 
 
+def _frontier_lower_bound(ax, config, family):
+    """The lower bound of a panel's notion on Bernoulli arms, against ε (asymptotic: drawn as an order):
+    central, seed 003 Remark 6, (N/ε) log[((e^ε − 1)T + δT)/((e^ε − 1) + δT)] for any global (ε, δ)-DP policy
+    (constant 1: the paper gives none for N arms); local, seed 002 Theorem 1's C_LB log T under the ε-optimal
+    randomized response, for the learners that see those bits."""
+    if config["env"] != "bernoulli" or not bounds_on():
+        return
+    from jaxbandit import theory
+    means = np.asarray(config["env_params"]["means"], np.float64)
+    T, levels = float(config["horizon"]), config["levels"]
+    grid = np.geomspace(min(levels), max(levels), 40)
+    if family == "central":
+        values = [theory.global_dp_lower_bound_rate(means.size, T, e, config["delta"]) for e in grid]
+        label = "any global-DP policy, seed 003 Remark 6 (order, constant 1)"
+    else:
+        p = 1 / (1 + np.exp(-grid))
+        values = [float(theory.corrupt_lower_bound(means, q, q, T)) for q in p]
+        label = "learners on randomized-response bits, seed 002 Theorem 1"
+    draw_bound(ax, grid, values, label, kind="lower", asymptotic=True, at=f"ε = {max(levels):g}", color="k")
+
+
 def frontier_figure(front, title=None):
     """The privacy–regret frontier (`jaxbandit.comparison.Frontier`): regret at T against the privacy level ε, one
     line per algorithm with ±2 SE bars, central and local DP in separate panels (never one line), per-round claims
-    dashed, the recommended point of each level starred, uniform play's regret for reference."""
+    dashed, the recommended point of each level starred, uniform play's regret for reference, and on Bernoulli arms
+    the lower bound of each panel's notion (`_frontier_lower_bound`; off inside ``bounds_shown(False)``)."""
     families = [f for f in ("central", "local") if any(r["family"] == f for r in front.rows)]
     most = max([len({r["algorithm"] for r in front.rows if r["family"] == f}) for f in families] or [1])
     fig, axes = plt.subplots(1, max(len(families), 1), figsize=(6.4 * max(len(families), 1), 4.6 + 0.16 * most),
@@ -279,6 +351,8 @@ def frontier_figure(front, title=None):
                     mfc="gold" if family == c["notion"] else "none", mec="k", mew=1.2, label=label, zorder=5)
         ax.axhline(front.uniform_regret(), color="0.5", ls=":", lw=1.2, label="uniform play (T · mean gap)")
         ax.set_xscale("log")
+        ax.set_yscale("log")
+        _frontier_lower_bound(ax, c, family)
         ax.set_yscale("log")
         levels = c["levels"]
         ax.set_xticks(levels)

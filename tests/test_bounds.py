@@ -335,3 +335,52 @@ def test_consistent_algorithms_stay_above_the_lower_bounds_slope(policy):
     assert v.value is not None, v.reason
     constant = float(v.value) / math.log(T[1])
     assert slope >= constant, (policy, slope, constant)
+
+
+# ------------------------------------------------------------------------------------------------ on the figures
+
+def test_draw_bound_lines_notes_and_hiding():
+    import matplotlib.pyplot as plt
+
+    from jaxbandit import plotting
+    fig, ax = plt.subplots()
+    t = np.arange(1, 101.0)
+    ax.plot(t, t)
+    limits = ax.get_ylim()
+    line = plotting.draw_bound(ax, t, 0.5 * t, "Theorem X", asymptotic=True)
+    assert line.get_linestyle() == "--" and "upper bound, asymptotic (50 at T)" in line.get_label()
+    assert ax.get_ylim() == limits  # the data's limits stay
+    note = plotting.draw_bound(ax, t, 1e6 * t, "Theorem Y")
+    assert "above this panel" in note.get_text() and ax.get_ylim() == limits
+    lower = plotting.draw_bound(ax, t, t - 50, "Theorem Z", kind="lower")
+    assert lower.get_linestyle() == ":" and ax.get_ylim()[0] <= -49  # widened down to the lower bound
+    with plotting.bounds_shown(False):
+        assert not plotting.bounds_on() and plotting.draw_bound(ax, t, t, "hidden") is None
+    assert plotting.bounds_on()
+    plt.close(fig)
+
+
+def test_reproduce_no_bounds_reaches_the_figures(monkeypatch, tmp_path):
+    from jaxbandit.experiments import runner
+    seen = {}
+    monkeypatch.setattr(runner, "reproduce", lambda *a, **kw: seen.update(kw))
+    assert cli.main(["reproduce", "gdp-ts-fig1", "--out", str(tmp_path / "o"), "--no-bounds"]) == 0
+    assert seen["bounds"] is False
+    assert cli.main(["reproduce", "gdp-ts-fig1", "--out", str(tmp_path / "o")]) == 0
+    assert seen["bounds"] is True
+
+
+def test_frontier_figure_draws_the_lower_bound_of_its_notion():
+    import matplotlib.pyplot as plt
+
+    from jaxbandit import plotting
+    from jaxbandit.experiments import frontier_instances
+    front = frontier_instances.recorded_frontiers()["dp-ftpl-instance-1"]
+    labels = lambda fig: [l.get_label() for a in fig.axes for l in a.get_lines()]  # noqa: E731
+    fig = plotting.frontier_figure(front)
+    assert any("seed 003 Remark 6" in x for x in labels(fig))
+    plt.close(fig)
+    with plotting.bounds_shown(False):
+        fig = plotting.frontier_figure(front)
+    assert not any("Remark 6" in x for x in labels(fig))
+    plt.close(fig)
