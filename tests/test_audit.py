@@ -114,7 +114,7 @@ def _check_result(a, result):
 
 FAMILIES = {"bernoulli": ["linear", "quadratic", "exponential"], "randomized-response": ["randomized-response"],
             "robust": ["local-laplace", "central-laplace-mean"], "counters": ["tree-counter", "hybrid-counter"],
-            "heavy-tailed": ["dp-rucb"], "thompson": ["modified-thompson"], "dp-se/lazy": ["dp-se", "lazy-ucb"],
+            "heavy-tailed": ["dp-rucb"], "thompson": ["modified-thompson", "gaussian-noisy-max"], "dp-se/lazy": ["dp-se", "lazy-ucb"],
             "dp-ucb": ["dp-ucb", "dp-ucb-bound", "dp-ucb-int"],
             "ftpl": ["dp-ftpl-gauss", "dp-ftpl-beta", "dp-ftpl-new", "gdp-elim-new"]}
 # One audit of each family in the default suite, and one of its planted bugs; every audit at its full size, and

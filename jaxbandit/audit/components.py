@@ -345,6 +345,33 @@ def modified_thompson(bug=None, b=4, c=2.0, release="tail-safe"):
                  categorical=True, tight=0.9, bug=bug)
 
 
+def gaussian_noisy_max(bug=None, sensitivity=1.0, scale=1.0, release="tail-safe"):
+    """ReportNoisyMax with heterogeneous Gaussian noise (TS is itself DP, Algorithm 4): max_i s_i/σ_i-GDP when one
+    score changes (`jaxbandit.accounting.noisy_max`), μ-GDP audit of `jaxbandit.mechanisms.noisy_max.gaussian`."""
+    from jaxbandit.accounting import noisy_max as noisy_max_privacy
+    from jaxbandit.mechanisms import noisy_max
+    from jaxbandit.mechanisms import normal as normal_noise
+    _check_bug("gaussian-noisy-max", bug)
+    s = _float("sensitivity", sensitivity, low_open=True, high_open=True)
+    sigma = _float("scale", scale, low_open=True, high_open=True)
+    checks.known_name("normal release", release, normal_noise.RELEASES)
+    scales = jnp.asarray([sigma, sigma / 1000])  # score 1 is data-independent and nearly exact: a threshold event
+    claim = float(noisy_max_privacy.gaussian_mu(jnp.asarray([s, 0.0]), scales))
+    exact = s / math.hypot(sigma, sigma / 1000)
+    used = scales * (0.5 if bug == "noise-halved" else 1.0)
+
+    def features(key, side):
+        scores = jnp.asarray([0.0, 0.0]).at[0].set(jnp.where(side == 0, s, 0.0))
+        arm = noisy_max.gaussian(scores, used, normal_noise.normal(key, (2,), release))
+        return jnp.stack([arm.astype(jnp.float32)])
+
+    return Audit("gaussian-noisy-max", "mu", claim, 0.0, features, exact,
+                 f"score 0 (sensitivity {s:g}, σ = {sigma:g}) at {s:g} vs 0; score 1 = 0, σ = {sigma / 1000:g}",
+                 "the index released", "Ou, Avella Medina & Cummings 2024 (seed 001), Algorithm 4: a Gaussian "
+                 "mechanism on the one changed score, post-processed (Dong, Roth & Su 2022)",
+                 categorical=True, tight=0.9, bug=bug)
+
+
 def modified_thompson_run(bug=None, b=1, c=1.0, horizon=8, release="tail-safe"):
     """TS is itself DP: modified TS over a whole short run (the action sequence): sqrt(T/(c(b+1)))-GDP (Lemma 5)."""
     _check_bug("modified-thompson-run", bug)
@@ -554,6 +581,7 @@ REGISTRY = Registry("audit", {
     "dp-rucb": dp_rucb,
     "modified-thompson": modified_thompson,
     "modified-thompson-run": modified_thompson_run,
+    "gaussian-noisy-max": gaussian_noisy_max,
     "dp-se": dp_se,
     "lazy-ucb": lazy_ucb,
     "dp-ucb": _dp_ucb("dp-ucb"),
@@ -577,6 +605,7 @@ BUGS = {
     "dp-rucb": ("wrong-sensitivity", "noise-reused"),
     "modified-thompson": ("noise-halved",),
     "modified-thompson-run": (),
+    "gaussian-noisy-max": ("noise-halved",),
     "dp-se": ("noise-reused",),
     "lazy-ucb": ("noise-reused",),
     "dp-ucb": ("noise-reused",),

@@ -9,8 +9,11 @@ policy, a privatizer or a registry.
   perturbations       seed 003's DP-FTPL perturbation laws (Gaussian, Beta, truncated Laplace) and Lemma 8's band
   bernoulli           seed 000's Bernoulli channels: p(r), thresholds on the uniform's grid, realized LDP level
   randomized_response seed 002's corruption channel: mean maps, thresholds, exact LDP level
+  noisy_max           ReportNoisyMax, Laplace and heterogeneous Gaussian (seed 001, Algorithms 3-4): Thompson
+                      sampling's select
 """
-from jaxbandit.mechanisms import (bernoulli, counters, laplace, normal, perturbations, randomized_response,
-                                  truncated_mean)
+from jaxbandit.mechanisms import (bernoulli, counters, laplace, noisy_max, normal, perturbations,
+                                  randomized_response, truncated_mean)
 
-__all__ = ["laplace", "normal", "counters", "truncated_mean", "perturbations", "bernoulli", "randomized_response"]
+__all__ = ["laplace", "normal", "counters", "truncated_mean", "perturbations", "bernoulli", "randomized_response",
+           "noisy_max"]

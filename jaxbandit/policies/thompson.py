@@ -18,6 +18,7 @@ from jax.scipy.special import ndtr
 
 from jaxbandit import checks
 from jaxbandit.accounting import thompson as ts_privacy
+from jaxbandit.mechanisms import noisy_max
 from jaxbandit.mechanisms import normal as normal_noise
 from jaxbandit.policies.common import onehot
 from jaxbandit.random import samplers
@@ -153,10 +154,9 @@ def gaussian_thompson(num_arms: int, *, release: str = "tail-safe", accounting: 
 
     draw = _normal_draw(num_arms, release)
 
-    def select(rng, state, params):
+    def select(rng, state, params):  # Gaussian ReportNoisyMax on the posterior means (seed 001, App. C)
         n1 = (state.counts + 1).astype(state.sums.dtype)
-        theta = state.sums / n1 + rng.noise * jax.lax.rsqrt(n1)
-        return jnp.argmax(theta).astype(jnp.int32)
+        return noisy_max.gaussian(state.sums / n1, jax.lax.rsqrt(n1), rng.noise)
 
     def update(rng, state, arm, obs, params):
         hit = onehot(arm, num_arms)
@@ -203,9 +203,10 @@ def modified_thompson(num_arms: int, *, release: str = "tail-safe", accounting: 
 
     def select(rng, state, params):
         n1 = (state.counts + 1).astype(state.sums.dtype)
-        theta = state.sums / n1 + rng.noise * (jnp.sqrt(params.c).astype(n1.dtype) * jax.lax.rsqrt(n1))
+        sampled = noisy_max.gaussian(state.sums / n1, jnp.sqrt(params.c).astype(n1.dtype) * jax.lax.rsqrt(n1),
+                                     rng.noise)  # Gaussian ReportNoisyMax (seed 001, App. C)
         forced = state.step < params.b * num_arms
-        return jnp.where(forced, state.step // jnp.maximum(params.b, 1), jnp.argmax(theta)).astype(jnp.int32)
+        return jnp.where(forced, state.step // jnp.maximum(params.b, 1), sampled).astype(jnp.int32)
 
     def update(rng, state, arm, obs, params):
         hit = onehot(arm, num_arms)
