@@ -304,6 +304,9 @@ def cmd_privacy(args) -> int:
 
 def cmd_bounds(args) -> int:
     from jaxbandit import theory
+    if args.table1 is not None:
+        print(theory.heavy_tailed.table1_markdown(args.table1))
+        return 0
     if args.list:
         for name in theory.REGISTRY:
             b = theory.REGISTRY[name]
@@ -646,6 +649,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a constant a proof leaves unspecified (C=2) or a bound's form (form=paper)")
     bd.add_argument("--json", metavar="FILE", help="write the values as JSON")
     bd.add_argument("--list", action="store_true", help="list every bound: name, paper, theorem, policies")
+    bd.add_argument("--table1", type=float, metavar="V", help="seed 004's Table 1 at moment order v, generated from "
+                                                              "the bounds (the rates measured from the functions)")
     bd.set_defaults(fn=cmd_bounds)
 
     t = sub.add_parser("tune", help="tune a policy's parameters by gradient on the simulated regret",

@@ -384,3 +384,29 @@ def test_frontier_figure_draws_the_lower_bound_of_its_notion():
         fig = plotting.frontier_figure(front)
     assert not any("Remark 6" in x for x in labels(fig))
     plt.close(fig)
+
+
+@pytest.mark.parametrize("v", [0.5, 1.0])
+def test_table1_generated_from_the_bounds(v, capsys):
+    """Seed 004's Table 1: the printed upper bounds and the lower bounds measure at the paper's rates (ε^-1 or
+    ε^-2, Δ^(-1/v), log T; (K/ε^k)^(v/(1+v)) T^(1/(1+v))); the corrected LDP upper bounds at Δ^-(2+v)/v and
+    T^((2+v)/(2+2v)) (spec 004 [FLAG C]), never below their lower bounds' rates."""
+    rows = {(r["model"], r["bound type"]): r for r in heavy_tailed.table1(v)}
+    for model, k in (("ε-DP", 1), ("ε-LDP", 2)):
+        dep = rows[(model, "instance-dependent")]
+        for r in (dep["upper rates as printed"], dep["lower rates"]):
+            assert r["epsilon"] == pytest.approx(-k, abs=0.01) and r["gap"] == pytest.approx(-1 / v, abs=0.01)
+            assert r["log T"] == pytest.approx(1, abs=0.03)
+    assert rows[("ε-DP", "instance-dependent")]["upper rates"]["gap"] == pytest.approx(-1 / v, abs=0.01)
+    assert rows[("ε-LDP", "instance-dependent")]["upper rates"]["gap"] == pytest.approx(-(2 + v) / v, abs=0.01)
+    for model, k in (("ε-DP", 1), ("ε-LDP", 2)):
+        printed = rows[(model, "instance-independent")]["upper rates as printed"]
+        assert printed["T"] == pytest.approx(1 / (1 + v), abs=0.005) and printed["K"] == pytest.approx(
+            v / (1 + v), abs=0.01) and printed["epsilon"] == pytest.approx(-k * v / (1 + v), abs=0.01)
+    ind = rows[("ε-LDP", "instance-independent")]
+    assert ind["upper rates"]["T"] == pytest.approx((2 + v) / (2 + 2 * v), abs=0.005)
+    assert ind["lower rates"]["T"] == pytest.approx(1 / (1 + v), abs=0.005)
+    assert ind["lower rates"]["T"] <= ind["upper rates"]["T"]
+    assert rows[("ε-DP", "instance-independent")]["lower rates"] is None  # open in the paper
+    assert cli.main(["bounds", "--table1", str(v)]) == 0
+    assert "| ε-LDP | instance-dependent |" in capsys.readouterr().out
