@@ -303,10 +303,12 @@ def test_klucb_cf_bound_tends_to_the_lower_bound():
     assert (ratio[-1] - 1) / (ratio[-2] - 1) == pytest.approx(math.sqrt(64 / 256), rel=0.2)
 
 
-LOWER_CASES = {  # policy, environment, the lower bound, the horizons of the slope
-    "dp-rse": ("dp-lower-thm10", 0.05),
-    "dp-rucb": ("dp-lower-thm10", 0.05),
-    "ldp-rse": ("ldp-lower-thm11", 0.05),
+LOWER_CASES = {  # policy: (the lower bound, its hard instance's two-point parameters)
+    "dp-rse": ("dp-lower-thm10", tails.theorem10_instance(0.05, 0.5)),
+    "dp-rucb": ("dp-lower-thm10", tails.theorem10_instance(0.05, 0.5)),
+    "ldp-rse": ("ldp-lower-thm11", tails.theorem10_instance(0.05, 0.5)),
+    "dp-rse thm5": ("dp-lower-thm5", tails.theorem5_instance([0.15, 0.1, 0.08], 0.5)),
+    "ldp-rse thm8": ("ldp-lower-thm8", tails.theorem5_instance([0.4, 0.3], 0.5)),
 }
 
 
@@ -317,10 +319,9 @@ def test_consistent_algorithms_stay_above_the_lower_bounds_slope(policy):
     between T and 10T must be at least c, on the bound's own hard instance (seed 004 Theorems 10, 11 on
     `tails.theorem10_instance`; seed 002 Theorem 1 on its main instance)."""
     if policy in LOWER_CASES:
-        name, gap = LOWER_CASES[policy]
-        inst = tails.theorem10_instance(gap, 0.5)
+        name, inst = LOWER_CASES[policy]
         u = float(np.max(tails.moment_bound("two-point", inst, 0.5)))
-        case = dict(env="two-point", env_params=inst, policy=policy, policy_params={"v": 0.5, "u": u})
+        case = dict(env="two-point", env_params=inst, policy=policy.split()[0], policy_params={"v": 0.5, "u": u})
     else:
         name = "corrupt-lower-thm1"
         case = dict(UPPER_CASES["klucb-cf"], policy=policy)
@@ -331,10 +332,22 @@ def test_consistent_algorithms_stay_above_the_lower_bounds_slope(policy):
     at = [float(res.mean()[np.searchsorted(res.t, t)]) for t in T]
     slope = (at[1] - at[0]) / math.log(T[1] / T[0])
     v = theory.evaluate(**{k: case[k] for k in case if k not in ("env", "policy")}, env=case["env"],
-                        policy=policy, horizon=T[1], names=[name])[0]
+                        policy=case["policy"], horizon=T[1], names=[name])[0]
     assert v.value is not None, v.reason
-    constant = float(v.value) / math.log(T[1])
+    constant = float(v.value) / math.log(T[1])  # Theorem 8 at its unspecified C = 1
     assert slope >= constant, (policy, slope, constant)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("policy", ["dp-se", "gdp-elim-new", "lazy-ucb", "dp-ucb"])
+def test_global_dp_policies_stay_above_theorem4_on_its_instance(policy):
+    """Seed 003 Theorem 4 (c0 = 1, α = ½): some 2-armed Bernoulli instance has Reg(T) ≥ Λ/(16ε); on the proof's
+    instance (½, ¼) at ε = 1 (δ = 0) every globally private policy's regret at T = 20000 is above it."""
+    T = 20000
+    bound = theory.global_dp_lower_bound(T, 1.0, 0.0)
+    res = _simulate(dict(env="bernoulli", env_params={"means": [0.5, 0.25]}, policy=policy,
+                         policy_params={"epsilon": 1.0}), T, 32)
+    assert bound > 0 and float(res.final().mean()) >= bound
 
 
 # ------------------------------------------------------------------------------------------------ on the figures
