@@ -83,13 +83,16 @@ def draw_bound(ax, x, values, label: str, *, kind: str = "upper", asymptotic: bo
 
     Upper bounds are dashed, lower bounds dotted; the label says "upper bound" or "lower bound", "asymptotic"
     where the theorem is a rate or a liminf (no finite-T guarantee), and its value at the last x. A lower bound
-    below the data widens the axis down to it (the gap is the point); a bound entirely above the panel (the usual case of a vacuous one) is said in words in the panel's corner instead of a line
-    nobody sees (``corner``: "upper left" or "lower right", away from the legend). Nothing is drawn inside
-    ``bounds_shown(False)``. Returns the line, the text or None."""
+    below the data widens the axis down to it (the gap is the point); a bound entirely above the panel (the usual
+    case of a vacuous one) is said in words in the panel's corner instead of a line nobody sees (``corner``: "upper
+    left" or "lower right", away from the legend). On a log axis, values ≤ 0 are left out. Nothing is drawn
+    inside ``bounds_shown(False)``. Returns the line, the text or None."""
+    if kind not in ("upper", "lower"):
+        raise ValueError(f"kind={kind!r} must be 'upper' or 'lower'")
     if not _BOUNDS[-1]:
         return None
     x, values = np.asarray(x, np.float64), np.asarray(values, np.float64)
-    keep = np.isfinite(values)
+    keep = np.isfinite(values) & ((values > 0) if ax.get_yscale() == "log" else True)
     x, values = x[keep], values[keep]
     if not values.size:
         return None

@@ -184,6 +184,12 @@ def test_evaluate_reports_each_bound_or_why_not():
     assert values["dp-lower-thm5"].value is None and "1/6" in values["dp-lower-thm5"].reason
     d = values["dprucb-thm2-pulls"].as_dict()
     assert d["value"][0] is None and d["value"][1] > 0 and d["forms"] == {"form": "corrected"}
+    with pytest.raises(ValueError, match="C=-1 of dprse-thm4-minimax must be a positive finite number"):
+        theory.evaluate("pareto", "dp-rse", env_params={"means": [0.9, 0.8], "v": 0.5}, horizon=100,
+                        constants={"C": -1}, names=["dprse-thm4-minimax"])
+    with pytest.raises(ValueError, match="form=2 of dprucb-thm2 must be one of its forms"):
+        theory.evaluate("bernoulli", "dp-rucb", env_params={"means": [0.9, 0.8]}, horizon=100,
+                        constants={"form": 2})
     with pytest.raises(ValueError, match="constants=\\['C'\\]"):
         theory.evaluate("bernoulli", "dp-rucb", env_params={"means": [0.9, 0.8]}, horizon=100, constants={"C": 1})
     paper = theory.evaluate("bernoulli", "dp-rucb", env_params={"means": [0.9, 0.8]}, horizon=10000,
@@ -203,7 +209,7 @@ def test_evaluate_reads_the_configuration():
     ts = theory.evaluate("testbed20", "thompson", "linear", privatizer_params={"epsilon": 1.0}, horizon=10000)
     assert [v.bound.name for v in ts] == ["ldp-ts-thm2-3"] and ts[0].value > 0
     plain = theory.evaluate("bernoulli", "thompson", env_params={"means": [0.9, 0.8]}, horizon=100)
-    assert plain[0].value is None and "private_means" in plain[0].reason
+    assert plain[0].value is None and "channels (linear, quadratic, exponential)" in plain[0].reason
     heavy = theory.evaluate("pareto", "dp-rse", env_params={"means": [0.9, 0.5], "v": 0.9},
                             policy_params={"v": 0.5, "u": 6.0}, horizon=10000, names=["dprse-thm4"])[0]
     assert heavy.value == pytest.approx(heavy_tailed.dprse_bound([0.9, 0.5], 1e4, 1.0, 0.5, 6.0))

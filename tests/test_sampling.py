@@ -248,6 +248,8 @@ def test_noise_layout_and_block_slicing():
         assert x.shape == (k,) and bool(jnp.all((x > 0) & (x < 1)))
 
 
+@pytest.mark.slow  # 18 s of compiling; the default suite keeps the batch-independence test below (a batched Beta
+# draw equals the element drawn alone) and the slow tier runs this one
 def test_jit_and_vmap_equal_unbatched_loop():
     k, runs = 5, 3
     a = (jnp.arange(k * runs, dtype=jnp.float32).reshape(k, runs) % 13) * 0.75 + 0.25

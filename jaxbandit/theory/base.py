@@ -70,6 +70,12 @@ class Bound:
         if unknown:
             raise ValueError(f"constants={unknown} are not constants or forms of {self.name} (its constants: "
                              f"{sorted(self.constants) or 'none'}; forms: {sorted(self.forms) or 'none'})")
+        for name, value in (constants or {}).items():
+            if name in self.forms and not isinstance(value, str):
+                raise ValueError(f"{name}={value!r} of {self.name} must be one of its forms (a string, e.g. "
+                                 f"{self.forms[name]!r})")
+            if name in self.constants and not (isinstance(value, (int, float)) and 0 < value < float("inf")):
+                raise ValueError(f"{name}={value!r} of {self.name} must be a positive finite number")
         return {**{a: namespace[a] for a in self.arguments if a in namespace}, **dict(constants or {})}
 
 

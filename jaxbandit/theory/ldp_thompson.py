@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from jaxbandit.theory.base import Bound, log
+from jaxbandit.theory.base import Bound, NotApplicable, log
 
 __all__ = ["ldp_ts_bound", "ldp_ucb_bound", "BOUNDS"]
 
@@ -55,7 +55,8 @@ def _private_means(spec) -> dict:
     from jaxbandit.mechanisms import bernoulli
     name = spec.privatizer.name
     if name not in bernoulli.MECHANISMS:
-        return {}
+        raise NotApplicable(f"seed 000's bounds are for learners on the bits of its channels "
+                            f"({', '.join(bernoulli.MECHANISMS)}), not privatizer {name!r}")
     env_p = spec.params.env
     return {"private_means": np.asarray(bernoulli.privatized_means(name, spec.params.privatizer, spec.env, env_p),
                                         np.float64),
