@@ -94,17 +94,23 @@ def _beta(beta, horizon):
     return 1 / horizons(horizon) if beta is None else float(beta)
 
 
+def _elimination(means, horizon, epsilon, v, u, beta, theta, minimum, result, form):
+    """(gaps, v, u, K, p = (1 + v)/v, β as a column) of an elimination bound, its conditions checked: ε ∈ (0, 1] and
+    a threshold θ at least the paper's (below it the best arm may be eliminated)."""
+    _form(form)
+    in_unit_epsilon(epsilon, result)
+    if float(theta) < minimum:
+        raise NotApplicable(f"theta={float(theta):g} is below {minimum}: the best arm may be eliminated ({result})")
+    v = _v(v)
+    return (gaps(means), v, float(u), np.asarray(means).size, (1 + v) / v,
+            np.asarray(_beta(beta, horizon), np.float64)[..., None])
+
+
 def dprse_pulls(means, horizon, epsilon, v, u, beta=None, theta=12.0, *, form: str = "corrected"):
     """Seed 004 Lemma 4 (DPRSE): pulls of each arm on the good event (NaN for the best), see the module docstring;
     ``beta`` None is the 1/T of Theorem 4. Valid for thresholds θ ≥ 12 (the best arm is then never
     eliminated)."""
-    _form(form)
-    in_unit_epsilon(epsilon, "Lemma 4")
-    d, v, u, K = gaps(means), _v(v), float(u), np.asarray(means).size
-    if float(theta) < 12:
-        raise NotApplicable(f"theta={float(theta):g} is below 12: the best arm may be eliminated (Lemma 4)")
-    p = (1 + v) / v
-    b = np.asarray(_beta(beta, horizon), np.float64)[..., None]
+    d, v, u, K, p, b = _elimination(means, horizon, epsilon, v, u, beta, theta, 12, "Lemma 4", form)
     if form == "paper":
         lg = np.log(4 * K / b) + np.log(np.log(2 / d))
         return per_arm(means, u ** (1 / (1 + v)) * (96 / d) ** p * lg / float(epsilon) + 2)
@@ -150,13 +156,7 @@ def ldprse_minimax_bound(means, horizon, epsilon, v, u, *, C: float = 1.0, form:
 def ldprse_pulls(means, horizon, epsilon, v, u, beta=None, theta=14.0, *, form: str = "corrected"):
     """Seed 004 Lemma 13 / Theorem 7 (LDPRSE, the proof's variant): pulls of each arm on the good event (NaN for
     the best), corrected rate Δ_a^{−2p} by default; see the module docstring."""
-    _form(form)
-    in_unit_epsilon(epsilon, "Theorem 7")
-    d, v, u, K = gaps(means), _v(v), float(u), np.asarray(means).size
-    if float(theta) < 14:
-        raise NotApplicable(f"theta={float(theta):g} is below 14: the best arm may be eliminated (Lemma 13)")
-    p = (1 + v) / v
-    b = np.asarray(_beta(beta, horizon), np.float64)[..., None]
+    d, v, u, K, p, b = _elimination(means, horizon, epsilon, v, u, beta, theta, 14, "Lemma 13", form)
     tau = _epochs(d)
     big_l = np.log(8 * K * tau ** 2 / b)
     eps2 = float(epsilon) ** 2
