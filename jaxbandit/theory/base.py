@@ -24,15 +24,16 @@ class Bound:
     ``function(**arguments)`` takes keyword arguments named like the quantities of a configuration: ``means``
     (the arms' means), ``horizon`` (T, a scalar or an array of times), the policy's parameters by their field
     names (``epsilon``, ``delta``, ``b``, ``c``, ``v``, ``u``, ``p00``, ...) and, after a ``*``, the constants the
-    proof leaves unspecified (numbers, with defaults) and the bound's forms (strings: ``form="tight"``); ``inputs(spec)``, where given, computes arguments that are not a
-    field (seed 000's privatized means). It raises `NotApplicable` where the theorem's conditions fail.
+    proof leaves unspecified (numbers, with defaults) and the bound's forms (strings: ``form="tight"``);
+    ``inputs(spec)``, where given, computes arguments that are not a field (seed 000's privatized means). It raises
+    `NotApplicable` where the theorem's conditions fail.
 
     Attributes: ``name`` (the key in `jaxbandit.theory.REGISTRY`), ``paper`` (the seed, "001"), ``result`` (the
     theorem and equation), ``kind`` ("upper" | "lower"), ``quantity`` ("regret"; "pulls" is E[n_i(T)] per arm),
     ``asymptotic`` (True: a rate or a liminf whose constant the paper does not give, or that holds only as
     T → ∞, never a finite-T guarantee), ``policies`` (the registry names it speaks about: the policies an upper
-    bound is proved for; those a lower bound binds), ``constants`` (unspecified constant → default), ``forms`` (form → default), ``note``
-    (errata applied, looseness). Its docstring is the function's.
+    bound is proved for; those a lower bound binds), ``constants`` (unspecified constant → default), ``forms``
+    (form → default), ``note`` (errata applied, looseness). Its docstring is the function's.
     """
 
     def __init__(self, name: str, function: Callable, *, paper: str, result: str, kind: str, policies,
@@ -89,7 +90,7 @@ def gaps(means):
         raise ValueError(f"means={mu.tolist()} must list at least 2 arms")
     best = int(np.argmax(mu))
     if np.sum(mu == mu[best]) > 1:
-        raise NotApplicable(f"means={mu.tolist()} has more than one best arm: the bounds assume a unique one")
+        raise NotApplicable(f"means={mu.tolist()} must have a unique best arm (the bounds assume one)")
     return np.delete(mu[best] - mu, best)
 
 
@@ -107,10 +108,6 @@ def per_arm(means, values):
     out = np.full(values.shape[:-1] + mu.shape, np.nan)
     out[..., suboptimal(mu)] = values
     return out
-
-
-def log(x):
-    return np.log(np.asarray(x, np.float64))
 
 
 def horizons(horizon):

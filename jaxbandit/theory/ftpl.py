@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from jaxbandit.theory.base import Bound, NotApplicable
+from jaxbandit.theory.base import Bound, NotApplicable, gaps
 
 def global_dp_lower_bound(horizon, epsilon, delta=0.0, *, c0: float = 1.0, alpha: float = 0.5) -> float:
     """Seed 003 Theorem 4: for an (ε, δ)-global-DP policy whose regret is at most c0·T^α on every instance, some
@@ -41,35 +41,26 @@ def ftpl_new_bound(means, horizon, epsilon, delta) -> float:
     """Seed 003 Theorem 16 (DP-FTPL-New): Reg(T) ≤ Σ_{i≥2} max{16 log T/Δ_i, (4/ε) L_T} + 4N with L_T =
     log[(T(e^ε − 1) + 2Tδ)/(2(e^ε − 1) + 2Tδ)] ((4/ε)L_T → 2(T − 2)/(Tδ) at ε = 0). Spec: about 12052 on
     instance 1 and 287069 on instance 2 at T = 10⁶ (ε = 1, δ = 0.01)."""
-    gaps = _ftpl_gaps(means)
+    gap = gaps(means)
     T, e, d = float(horizon), math.expm1(float(epsilon)), float(delta)
     if epsilon == 0:
         privacy = 2 * (T - 2) / (T * d)
     else:
         privacy = 4 / epsilon * math.log((T * e + 2 * T * d) / (2 * e + 2 * T * d))
-    return float(np.sum(np.maximum(16 * math.log(T) / gaps, privacy)) + 4 * len(means))
+    return float(np.sum(np.maximum(16 * math.log(T) / gap, privacy)) + 4 * len(means))
 
 
 def gdp_elim_new_bound(means, horizon, epsilon, delta) -> float:
     """Seed 003 Theorem 18 (GDP-Elim-New): Reg(T) ≤ Σ_i (1024 Δ_i log T/Δ_min² + (32Δ_i/(εΔ_min))·log[(T²(e^ε − 1)
     + T²δ)/(2(e^ε − 1) + T²δ)]) + 4N (the ε = 0 limit of the log term over ε is (T² − 2)/(T²δ))."""
-    gaps = _ftpl_gaps(means)
+    gap = gaps(means)
     T, e, d = float(horizon), math.expm1(float(epsilon)), float(delta)
     if epsilon == 0:
         radius = (T * T - 2) / (T * T * d)
     else:
         radius = math.log((T * T * e + T * T * d) / (2 * e + T * T * d)) / epsilon
-    dmin = float(np.min(gaps))
-    return float(np.sum(1024 * gaps * math.log(T) / dmin ** 2 + 32 * gaps * radius / dmin) + 4 * len(means))
-
-
-def _ftpl_gaps(means):
-    mu = np.asarray(means, np.float64)
-    gaps = mu.max() - mu
-    gaps = np.delete(gaps, int(np.argmax(mu)))
-    if np.any(gaps <= 0):
-        raise NotApplicable("seed 003's bounds assume a unique best arm (every other gap > 0)")
-    return gaps
+    dmin = float(np.min(gap))
+    return float(np.sum(1024 * gap * math.log(T) / dmin ** 2 + 32 * gap * radius / dmin) + 4 * len(means))
 
 
 # ---------------------------------------------------- Theorems 11 and 13: DP-FTPL-Gauss and -Beta, λ optimised
@@ -116,16 +107,16 @@ def beta_c_term(lam, *, C: float = 1.0) -> float:
     return 192 / lam ** 3 + C / lam ** 2 * y ** n0 / (1 - y) + _tail_series(n0, lam * lam / 2)
 
 
-def _gauss_at(lam, gaps, T, start, form):
-    lt = (2 if form == "paper" else 4) * math.log(T) / (gaps - 2 * lam) ** 2
+def _gauss_at(lam, d, T, start, form):
+    lt = (2 if form == "paper" else 4) * math.log(T) / (d - 2 * lam) ** 2
     per_arm = math.e / (2 * lam * lam) + np.maximum(lt, start) + 1 + gauss_c_term(lam, form)
-    return float(np.sum(gaps * per_arm))
+    return float(np.sum(d * per_arm))
 
 
-def _beta_at(lam, gaps, T, start, C):
-    lt = 5 * math.log(T) / (2 * (gaps - 2.5 * lam) ** 2)
+def _beta_at(lam, d, T, start, C):
+    lt = 5 * math.log(T) / (2 * (d - 2.5 * lam) ** 2)
     per_arm = 8 * math.e / (25 * lam * lam) + np.maximum(lt, start) + 1 + beta_c_term(lam, C=C)
-    return float(np.sum(gaps * per_arm))
+    return float(np.sum(d * per_arm))
 
 
 def _minimise(f, high):
@@ -155,10 +146,10 @@ def ftpl_gauss_bound(means, horizon, epsilon, delta, *, form: str = "corrected",
     from jaxbandit.mechanisms.perturbations import gauss_start
     if form not in FORMS:
         raise ValueError(f"form={form!r} must be one of {FORMS}")
-    gaps = _ftpl_gaps(means)
+    d = gaps(means)
     T, start = float(horizon), float(gauss_start(float(epsilon), float(delta)))
-    f = lambda x: _gauss_at(x, gaps, T, start, form)  # noqa: E731
-    return _at_or_best(f, lam, gaps.min() / 2, "Delta_min/2")
+    f = lambda x: _gauss_at(x, d, T, start, form)  # noqa: E731
+    return _at_or_best(f, lam, d.min() / 2, "Delta_min/2")
 
 
 def ftpl_beta_bound(means, horizon, epsilon, delta, *, C: float = 1.0, lam=None):
@@ -167,10 +158,10 @@ def ftpl_beta_bound(means, horizon, epsilon, delta, *, C: float = 1.0, lam=None)
     L_i(T) = 5 log T/(2(Δ_i − 5λ/2)²); ``C`` is the constant the proof leaves unspecified. ``lam=None``
     minimises over λ; returns (bound, λ)."""
     from jaxbandit.mechanisms.perturbations import beta_start
-    gaps = _ftpl_gaps(means)
+    d = gaps(means)
     T, start = float(horizon), float(beta_start(float(epsilon), float(delta)))
-    f = lambda x: _beta_at(x, gaps, T, start, C)  # noqa: E731
-    return _at_or_best(f, lam, 0.4 * gaps.min(), "2*Delta_min/5")
+    f = lambda x: _beta_at(x, d, T, start, C)  # noqa: E731
+    return _at_or_best(f, lam, 0.4 * d.min(), "2*Delta_min/5")
 
 
 def _at_or_best(f, lam, high, what):

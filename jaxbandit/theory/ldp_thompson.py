@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from jaxbandit.theory.base import Bound, NotApplicable, log
+from jaxbandit.theory.base import Bound, NotApplicable
 
 __all__ = ["ldp_ts_bound", "ldp_ucb_bound", "BOUNDS"]
 
@@ -38,7 +38,7 @@ def ldp_ts_bound(true_means, private_means, horizon, extra: float = 0.0):
     delta, delta_eps = _gaps(true_means, private_means)
     if np.any(delta_eps <= 0):
         return math.inf
-    return np.sum(delta / (2 * delta_eps ** 2)) * (log(horizon) + extra)
+    return np.sum(delta / (2 * delta_eps ** 2)) * (np.log(np.asarray(horizon, np.float64)) + extra)
 
 
 def ldp_ucb_bound(true_means, private_means, horizon):
@@ -47,7 +47,7 @@ def ldp_ucb_bound(true_means, private_means, horizon):
     delta, delta_eps = _gaps(true_means, private_means)
     if np.any(delta_eps <= 0):
         return math.inf
-    return np.sum(8 * delta / delta_eps ** 2) * log(horizon) + np.sum(delta) * (1 + math.pi ** 2 / 3)
+    return np.sum(8 * delta / delta_eps ** 2) * np.log(np.asarray(horizon, np.float64)) + np.sum(delta) * (1 + math.pi ** 2 / 3)
 
 
 def _private_means(spec) -> dict:
