@@ -323,8 +323,8 @@ def cmd_bounds(args) -> int:
                              constants=_key_values(args.constant, "--constant"), **request)
     if not values:
         print(f"no bound of the seed papers speaks about {args.policy} (`jaxbandit bounds --list`)")
-    for value in values:
-        record = value.as_dict()
+    records = [v.as_dict() for v in values]
+    for value, record in zip(values, records):
         shown = record["value"]
         if shown is None:
             text = f"not applicable: {value.reason}"
@@ -334,11 +334,12 @@ def cmd_bounds(args) -> int:
             text = f"{shown:.6g}" + (f"  ({value.reason})" if value.reason else "")
         extra = "".join(f", {k} = {v:.4g}" for k, v in (value.extra or {}).items())
         print(f"{record['name']:<26} {record['kind']:<5} {text}{extra}")
-        print(f"    seed {record['paper']} {record['result']}{'; asymptotic (a rate or liminf)' if record['asymptotic'] else ''}"
+        asymptotic = "; asymptotic (a rate or liminf)" if record["asymptotic"] else ""
+        print(f"    seed {record['paper']} {record['result']}{asymptotic}"
               f"{'; ' + record['note'] if record['note'] else ''}")
     if args.json:
         _write_json(args.json, {"policy": args.policy, "env": args.env, "horizon": request["horizon"],
-                                "bounds": [v.as_dict() for v in values]})
+                                "bounds": records})
     return 0
 
 
