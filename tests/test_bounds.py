@@ -315,11 +315,12 @@ LOWER_CASES = {  # policy: (the lower bound, its hard instance's two-point param
     "ldp-rse": ("ldp-lower-thm11", tails.theorem10_instance(0.05, 0.5)),
     "dp-rse thm5": ("dp-lower-thm5", tails.theorem5_instance([0.15, 0.1, 0.08], 0.5)),
     "ldp-rse thm8": ("ldp-lower-thm8", tails.theorem5_instance([0.4, 0.3], 0.5)),
+    "dp-rucb thm5": ("dp-lower-thm5", tails.theorem5_instance([0.15, 0.1, 0.08], 0.5)),
 }
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("policy", sorted(LOWER_CASES) + ["klucb-cf", "ts-cf"])
+@pytest.mark.parametrize("policy", sorted(LOWER_CASES) + ["klucb-cf", "ts-cf", "ucb-cf"])
 def test_consistent_algorithms_stay_above_the_lower_bounds_slope(policy):
     """Each lower bound is c·log T asymptotically (a liminf of R_T/log T): the simulated regret's slope on log T
     between T and 10T must be at least c, on the bound's own hard instance (seed 004 Theorems 10, 11 on
@@ -331,7 +332,7 @@ def test_consistent_algorithms_stay_above_the_lower_bounds_slope(policy):
     else:
         name = "corrupt-lower-thm1"
         case = dict(UPPER_CASES["klucb-cf"], policy=policy)
-        if policy == "ts-cf":
+        if policy != "klucb-cf":
             case["policy_params"] = {"p00": EXP61, "p11": EXP61}
     T = (2000, 20000)
     res = _simulate(case, T[1], 64)

@@ -18,7 +18,8 @@ import numpy as np
 
 from jaxbandit.theory.base import Bound, NotApplicable, gaps, horizons, per_arm
 
-__all__ = ["modified_ts_pulls", "modified_ts_bound", "modified_ts_minimax_bound", "standard_ts_bound", "BOUNDS"]
+__all__ = ["modified_ts_pulls", "modified_ts_bound", "modified_ts_minimax_bound", "standard_ts_bound", "standard_ts_minimax_bound",
+           "BOUNDS"]
 
 FORMS = ("tight", "simplified")
 
@@ -91,7 +92,16 @@ def standard_ts_bound(means, horizon, *, form: str = "tight"):
     return modified_ts_bound(means, horizon, 0, 1, form=form)
 
 
+def standard_ts_minimax_bound(means, horizon):
+    """Seed 001 Theorem 2, problem-independent (O(sqrt(NT log N)), [AG17]), with explicit constants: Theorem 5's
+    `modified_ts_minimax_bound` at (b, c) = (0, 1)."""
+    return modified_ts_minimax_bound(means, horizon, 0, 1)
+
+
 BOUNDS = (
+    Bound("standard-ts-thm2-minimax", standard_ts_minimax_bound, paper="001",
+          result="Theorem 2, problem-independent, via Theorem 5 at (b, c) = (0, 1)", kind="upper",
+          policies=("gaussian-thompson",), note="as modified-ts-thm5"),
     Bound("standard-ts-thm2", standard_ts_bound, paper="001", result="Theorem 2, via Theorem 5 at (b, c) = (0, 1)",
           kind="upper", policies=("gaussian-thompson",), note="as modified-ts-thm5"),
     Bound("modified-ts-thm5", modified_ts_bound, paper="001", result="Theorem 5, problem-dependent (Eq. 9)",
