@@ -49,6 +49,17 @@ def test_theorem5_matches_the_digest_and_its_terms():
         1400 + 513000 * ell, rel=1e-12)
 
 
+def test_theorem5_counts_lemma9s_first_term_when_prepulls_cover_the_threshold():
+    """Where b ≥ 72cℓ/Δ² − 1 (L ≤ 0), Lemma 9 still bounds the k = 0 term by 71 (its second case needs k ≥ 1):
+    the tight form keeps 71 there, which the printed 71·L·1(L > 0) drops."""
+    b, T, d = 5000, 1e5, 0.5
+    ell = math.log((T - 2 * b) * d * d)
+    assert 72 * ell / d ** 2 - (b + 1) < 0
+    printed = b + 9 / d ** 2 * math.exp(-2 * b * d * d / 9) + max(0.0, 18 * ell / d ** 2 - b) + 1 / d ** 2 + 4 / d ** 2
+    got = private_thompson.modified_ts_pulls([0.9, 0.4], T, b, 1)[1]
+    assert got - printed == pytest.approx(71, rel=1e-9)
+
+
 def test_theorem5_checks_its_conditions():
     with pytest.raises(theory.NotApplicable, match="c=0.5"):
         private_thompson.modified_ts_bound(SEED001, 1e5, 0, 0.5)

@@ -41,7 +41,9 @@ def modified_ts_pulls(means, horizon, b, c, *, form: str = "tight"):
     """Seed 001 Theorem 5: E[n_i(T)] of each arm under modified TS (NaN for the best arm), vectorized over T.
 
     ``form="tight"`` is Eq. (9)'s first line, the sum of the proof's terms (Lemmas 6–9):
-        b + (9/Δ²) e^{−2bΔ²/9} + max{0, 18cℓ/Δ² − b} + 1/Δ² + 71·L·1(L > 0) + 4/Δ²,  L = ⌈72cℓ/Δ² − (b + 1)⌉;
+        b + (9/Δ²) e^{−2bΔ²/9} + max{0, 18cℓ/Δ² − b} + 1/Δ² + 71·max{L, 1} + 4/Δ²,  L = ⌈72cℓ/Δ² − (b + 1)⌉,
+    where the printed line has 71·L·1(L > 0): Lemma 9's second case needs k ≥ 1, so the k = 0 term is always
+    bounded by 71 (the printed term misses it where L ≤ 0, i.e. many pre-pulls);
     ``form="simplified"`` its final line (Eq. 10): b + 14/Δ² + 5130·c·ℓ/Δ². ℓ = log(T'Δ²), T' = T − bN.
     """
     if form not in FORMS:
@@ -53,7 +55,7 @@ def modified_ts_pulls(means, horizon, b, c, *, form: str = "tight"):
     else:
         L = np.ceil(72 * c * ell / d ** 2 - (b + 1))
         pulls = (b + 9 / d ** 2 * np.exp(-2 * b * d ** 2 / 9) + np.maximum(0.0, 18 * c * ell / d ** 2 - b)
-                 + 1 / d ** 2 + 71 * np.maximum(L, 0.0) + 4 / d ** 2)
+                 + 1 / d ** 2 + 71 * np.maximum(L, 1.0) + 4 / d ** 2)
     return per_arm(means, pulls)
 
 
