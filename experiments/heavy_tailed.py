@@ -216,16 +216,25 @@ def _constants(preset):
 def _upper_bounds(ax, means, res, name, eps):
     """Theorem 2 (DPRUCB) or Theorem 4 (7) (DPRSE) against t at the run's parameters, corrected (theory.heavy_tailed);
     nothing where the theorem does not apply (a constant below the paper's, ε > 1)."""
-    params = {**res.config["policy_params"], "epsilon": eps}
-    keys = ("v", "u", "bonus") if name == "dp-rucb" else ("v", "u", "theta")
+    params = {**res.config["policy_params"], **(res.config.get("policy_options") or {}), "epsilon": eps}
+    keys = ("v", "u", "bonus", "variant") if name == "dp-rucb" else ("v", "u", "theta")
     fn, which = ((theory.heavy_tailed.dprucb_bound, "Theorem 2 (DPRUCB)") if name == "dp-rucb"
                  else (theory.heavy_tailed.dprse_bound, "Theorem 4 (DPRSE)"))
-    t = res.t[res.t >= 2].astype(np.float64)
+    kwargs = {k: params[k] for k in keys if k in params}
     try:
-        kwargs = {k: params[k] for k in keys if k in params}
-        values = [float(fn(means, x, eps, **kwargs)) for x in t]
-    except theory.NotApplicable:
+        fn(means, float(res.horizon), eps, **kwargs)
+    except theory.NotApplicable as err:  # e.g. DPRUCB's bonus 18 with the corrected tree: said, not drawn
+        plotting.bound_note(ax, f"{which}: not proved at these constants:\n{str(err).split(', what')[0]} "
+                                "(its Lemma 3)" if name == "dp-rucb" else f"{which}: not proved here",
+                            corner="lower right", color=COLORS[name])
         return
+    t, values = [], []
+    for x in res.t[res.t >= 2].astype(np.float64):
+        try:  # DPRUCB's needed bonus is larger at small T
+            values.append(float(fn(means, x, eps, **kwargs)))
+            t.append(x)
+        except theory.NotApplicable:
+            continue
     plotting.draw_bound(ax, t, values, which, color=COLORS[name], corner="lower right")
 
 

@@ -99,19 +99,26 @@ def draw_bound(ax, x, values, label: str, *, kind: str = "upper", asymptotic: bo
     text = (f"{label}: {kind} bound{', asymptotic' if asymptotic else ''} ({values[-1]:.3g} at {at})")
     low, high = ax.get_ylim()
     if np.min(values) > high:
-        notes = getattr(ax, "_jaxbandit_bound_notes", 0)
-        ax._jaxbandit_bound_notes = notes + 1
-        upper = corner == "upper left"
-        note = (f"{label}: {kind} bound{', asymptotic' if asymptotic else ''},\n{values[-1]:.3g} at {at}, "
-                "above this panel")
-        return ax.text(0.02 if upper else 0.98, 0.97 - 0.09 * notes if upper else 0.03 + 0.09 * notes, note,
-                       transform=ax.transAxes, ha="left" if upper else "right", va="top" if upper else "bottom",
-                       fontsize=7, color=color)
+        return bound_note(ax, f"{label}: {kind} bound{', asymptotic' if asymptotic else ''},\n{values[-1]:.3g} at "
+                              f"{at}, above this panel", corner=corner, color=color)
     if kind == "lower" and np.min(values) < low:  # a lower bound below the data: widen down to show the gap
         low = np.min(values) * 0.7 if ax.get_yscale() == "log" else np.min(values)
     line, = ax.plot(x, values, ls="--" if kind == "upper" else ":", color=color, lw=1.3, label=text)
     ax.set_ylim(low, high)
     return line
+
+
+def bound_note(ax, text: str, *, corner: str = "upper left", color="0.3"):
+    """A bound said in words in a corner of the panel (stacked under the previous ones): one above the panel, or
+    one that does not apply to what the panel shows and says why. Nothing inside ``bounds_shown(False)``."""
+    if not _BOUNDS[-1]:
+        return None
+    notes = getattr(ax, "_jaxbandit_bound_notes", 0)
+    ax._jaxbandit_bound_notes = notes + 1
+    upper = corner == "upper left"
+    return ax.text(0.02 if upper else 0.98, 0.97 - 0.09 * notes if upper else 0.03 + 0.09 * notes, text,
+                   transform=ax.transAxes, ha="left" if upper else "right", va="top" if upper else "bottom",
+                   fontsize=7, color=color)
 
 
 def save(fig, path):

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from jaxbandit import cli, envs, theory
+from jaxbandit.envs import tails
 from jaxbandit.theory import ftpl, heavy_tailed, private_thompson
 
 SEED001 = [0.75, 0.625, 0.5, 0.375, 0.25]     # seed 001's Bernoulli arms (App. D)
@@ -120,8 +121,8 @@ def test_dprucb_constant_is_36_to_the_p_on_the_algorithms_own_bonus():
     from jaxbandit.policies import robust
     means, T, eps, v, u = [0.9, 0.7], 10000, 1.0, 0.5, 2.0
     _, p = policies.make("dp-rucb", 2, epsilon=eps, v=v, u=u, horizon=T)
-    for form, offset in (("corrected", 1 + math.pi ** 2 / 3), ("paper", 5)):
-        s = heavy_tailed.dprucb_pulls(means, T, eps, v, u, form=form)[1] - offset
+    for form, offset in (("corrected", 1 + math.pi ** 2 / 3), ("paper", 5)):  # the paper's tree: 18 suffices
+        s = heavy_tailed.dprucb_pulls(means, T, eps, v, u, variant="printed", form=form)[1] - offset
         width = float(robust.rucb_bonus(jnp.asarray(s), T, p, jnp.float32))
         if form == "corrected":
             assert 2 * width == pytest.approx(0.2, rel=1e-5)
@@ -161,7 +162,6 @@ def test_heavy_tailed_lower_bounds_on_their_instances():
         math.log(1e6) / (200 * 16) * (0.05 ** -2 + 0.06 ** -2), rel=1e-12)
     with pytest.raises(theory.NotApplicable, match="1/6"):
         heavy_tailed.dp_lower_bound([0.5, 0.45], 1e6, eps, v)
-    from jaxbandit.envs import tails
     inst = tails.theorem10_instance(0.05, v)
     env, p = envs.make("two-point", **inst)
     means = np.asarray(env.means(p), np.float64)
@@ -180,19 +180,78 @@ def test_heavy_tailed_lower_bounds_on_their_instances():
         heavy_tailed.ldp_lower_bound([0.4, 0.1], 1e6, 0.5, v)
 
 
-def test_seed004_upper_bounds_need_epsilon_at_most_one():
+def test_seed004_conditions_are_checked():
+    """Each theorem's conditions, named when they fail: ε ≤ 1 (the upper bounds, Theorems 5, 9, 10), the bonus
+    Lemma 3 needs with the corrected tree, LDPRSE's printed variant, the printed Lemma 4's log log(2/Δ), Theorem 5's
+    and 8's families, Theorem 9's instance, and bad u or β."""
     with pytest.raises(theory.NotApplicable, match="epsilon=2"):
         heavy_tailed.dprse_bound([0.9, 0.5], 1e5, 2.0, 0.5, 1.0)
+    with pytest.raises(theory.NotApplicable, match="bonus=18 is below 21.6"):
+        heavy_tailed.dprucb_bound([0.9, 0.5], 1e6, 1.0, 0.5, 1.0)
+    assert heavy_tailed.dprucb_bonus_needed(1e6, "printed") == pytest.approx(4 + math.sqrt(10) + 10)  # ≤ 18
+    assert heavy_tailed.dprucb_bound([0.9, 0.5], 1e6, 1.0, 0.5, 1.0, 22.0) > 0
+    with pytest.raises(theory.NotApplicable, match="printed variant"):
+        heavy_tailed.ldprse_bound([0.9, 0.5], 1e5, 1.0, 0.5, 1.0, variant="printed")
+    with pytest.raises(theory.NotApplicable, match="below 2"):
+        heavy_tailed.dprse_pulls([3.0, 0.5], 1e5, 1.0, 0.5, 1.0, form="paper")
+    with pytest.raises(theory.NotApplicable, match="epsilon=2"):
+        heavy_tailed.dp_lower_bound([0.15, 0.1], 1e6, 2.0, 0.5)
+    with pytest.raises(theory.NotApplicable, match="in \\(0, 1/6\\]"):
+        heavy_tailed.dp_lower_bound([0.05, -0.02], 1e6, 1.0, 0.5)
+    with pytest.raises(theory.NotApplicable, match="mu_1 <= 1/2"):
+        heavy_tailed.ldp_lower_bound([0.9, 0.6], 1e6, 1.0, 0.5)
+    with pytest.raises(theory.NotApplicable, match="gap"):  # K = 200, T = 10^4, ε = 0.1: Δ ≈ 1.26
+        heavy_tailed.ldp_minimax_lower_bound(200, 1e4, 0.1, 0.5)
+    assert heavy_tailed.ldp_minimax_lower_bound(2, 1e12, 1.0, 1.0) > 0
+    with pytest.raises(ValueError, match="u=0"):
+        heavy_tailed.dprse_bound([0.9, 0.5], 1e5, 1.0, 0.5, 0.0)
+    with pytest.raises(ValueError, match="beta=1"):
+        heavy_tailed.dprse_bound([0.9, 0.5], 1e5, 1.0, 0.5, 1.0, beta=1.0)
+    with pytest.raises(theory.NotApplicable, match="rewards in \\[0, 1\\]"):
+        private_thompson.modified_ts_bound([3.0, 0.5], 1e5, 0, 1)
+
+
+def test_lower_bounds_only_on_their_hard_instances_and_variants_reach_the_bounds():
+    """The registry's lower bounds ask the environment to be their two-point instance at the policy's v; the
+    policy's build-time variant reaches the bounds by name."""
+    inst = tails.theorem10_instance(0.05, 0.5)
+    u = float(np.max(tails.moment_bound("two-point", inst, 0.5)))
+    on = theory.evaluate("two-point", "dp-rse", env_params=inst, policy_params={"v": 0.5, "u": u},
+                         horizon=10**6, names=["dp-lower-thm10"])[0]
+    assert on.value == pytest.approx(heavy_tailed.dp_two_arm_lower_bound([0.125, 0.075], 1e6, 1.0, 0.5))
+    wrong_v = theory.evaluate("two-point", "dp-rse", env_params=inst, policy_params={"v": 0.9, "u": u},
+                              horizon=10**6, names=["dp-lower-thm10"])[0]
+    assert wrong_v.value is None and "are not it" in wrong_v.reason
+    pareto = theory.evaluate("pareto", "dp-rse", env_params={"means": [0.125, 0.075], "v": 0.5},
+                             policy_params={"v": 0.5, "u": 1.0}, horizon=10**6, names=["dp-lower-thm10"])[0]
+    assert pareto.value is None and "not on this environment" in pareto.reason
+    printed = theory.evaluate("bernoulli", "ldp-rse", env_params={"means": [0.9, 0.5]},
+                              policy_options={"variant": "printed"}, horizon=10**5, names=["ldprse-thm7"])[0]
+    assert printed.value is None and "printed variant" in printed.reason
+
+
+def test_elimination_pull_bounds_hold_for_gaps_above_one():
+    """Heavy-tailed means are unbounded: a gap above 1 is still eliminated in epoch 1, whose R_1 the bound must
+    cover (the (4θ/Δ)^p shortcut would not)."""
+    import jax.numpy as jnp
+
+    from jaxbandit import policies
+    from jaxbandit.policies import robust
+    T = 1e6
+    _, p = policies.make("dp-rse", 2, epsilon=1.0, v=0.5, u=1.0, horizon=int(T))
+    p = p._replace(beta=jnp.asarray(1 / T, jnp.float32))
+    spent = float(robust.rse_schedule(jnp.asarray(2), jnp.asarray(1), p)[0])
+    assert spent <= heavy_tailed.dprse_pulls([3.0, 0.5], T, 1.0, 0.5, 1.0)[1]
 
 
 # ------------------------------------------------------------------------------------- evaluate and the CLI
 
 def test_evaluate_reports_each_bound_or_why_not():
     values = {v.bound.name: v for v in theory.evaluate("bernoulli", "dp-rucb", env_params={"means": [0.9, 0.8]},
-                                                       horizon=10000)}
+                                                       policy_params={"bonus": 23.0}, horizon=10000)}
     assert set(values) == {"dprucb-thm2", "dprucb-thm2-pulls", "dp-lower-thm5", "dp-lower-thm10"}
     assert values["dprucb-thm2"].value > 0 and not values["dprucb-thm2"].reason
-    assert values["dp-lower-thm5"].value is None and "1/6" in values["dp-lower-thm5"].reason
+    assert values["dp-lower-thm5"].value is None and "two-point hard instance" in values["dp-lower-thm5"].reason
     d = values["dprucb-thm2-pulls"].as_dict()
     assert d["value"][0] is None and d["value"][1] > 0 and d["forms"] == {"form": "corrected"}
     with pytest.raises(ValueError, match="C=-1 of dprse-thm4-minimax must be a positive finite number"):
@@ -204,7 +263,7 @@ def test_evaluate_reports_each_bound_or_why_not():
     with pytest.raises(ValueError, match="constants=\\['C'\\]"):
         theory.evaluate("bernoulli", "dp-rucb", env_params={"means": [0.9, 0.8]}, horizon=100, constants={"C": 1})
     paper = theory.evaluate("bernoulli", "dp-rucb", env_params={"means": [0.9, 0.8]}, horizon=10000,
-                            constants={"form": "paper"}, names=["dprucb-thm2"])[0]
+                            policy_params={"bonus": 23.0}, constants={"form": "paper"}, names=["dprucb-thm2"])[0]
     assert paper.value < values["dprucb-thm2"].value
 
 
@@ -228,7 +287,7 @@ def test_evaluate_reads_the_configuration():
 
 def test_cli_bounds(tmp_path, capsys):
     out = tmp_path / "b.json"
-    assert cli.main(["bounds", "dp-ftpl-gauss", "--env", "bernoulli", "--means", "0.3,0.35,0.4,0.45,0.5,0.55,0.6,0.65,0.7",
+    assert cli.main(["bounds", "dp-ftpl-gauss", "--env", "bernoulli", "--means", ",".join(map(str, INSTANCE1)),
                      "--horizon", "1e5", "--constant", "form=paper", "--json", str(out)]) == 0
     text = capsys.readouterr().out
     assert "ftpl-gauss-thm11" in text and "lambda" in text and "Theorem 11" in text
@@ -249,7 +308,6 @@ def test_cli_bounds(tmp_path, capsys):
 # policy that applies must lie above the mean simulated regret plus 4 standard errors (pull bounds above the mean
 # pulls of each arm); at least one must apply. Asymptotic bounds (orders, liminfs) are not finite-T guarantees.
 
-from jaxbandit.envs import tails  # noqa: E402
 
 MAIN = [0.9] + [0.8] * 9                      # seed 002's main instance, Exp. 6.1 channel
 EXP61 = [0.6] + [0.9] * 9
@@ -266,7 +324,8 @@ UPPER_CASES = {
     "dp-ftpl-beta": dict(env="bernoulli", env_params={"means": INSTANCE1}),
     "dp-ftpl-new": dict(env="bernoulli", env_params={"means": INSTANCE1}),
     "gdp-elim-new": dict(env="bernoulli", env_params={"means": INSTANCE1}),
-    "dp-rucb": dict(env="pareto", env_params={"means": S_MEANS, "v": 0.5}, policy_params={"v": 0.5, "u": S_U}),
+    "dp-rucb": dict(env="pareto", env_params={"means": S_MEANS, "v": 0.5},  # bonus: what the corrected tree needs
+                    policy_params={"v": 0.5, "u": S_U, "bonus": 24.0}),
     "dp-rse": dict(env="pareto", env_params={"means": S_MEANS, "v": 0.5}, policy_params={"v": 0.5, "u": S_U}),
     "ldp-rse": dict(env="pareto", env_params={"means": S_MEANS, "v": 0.5}, policy_params={"v": 0.5, "u": S_U}),
 }
@@ -385,8 +444,11 @@ def test_draw_bound_lines_notes_and_hiding():
     assert "above this panel" in note.get_text() and ax.get_ylim() == limits
     lower = plotting.draw_bound(ax, t, t - 50, "Theorem Z", kind="lower")
     assert lower.get_linestyle() == ":" and ax.get_ylim()[0] <= -49  # widened down to the lower bound
+    said = plotting.bound_note(ax, "Theorem W: not proved here", corner="lower right")
+    assert said.get_position()[0] == 0.98 and said.get_text() == "Theorem W: not proved here"
     with plotting.bounds_shown(False):
         assert not plotting.bounds_on() and plotting.draw_bound(ax, t, t, "hidden") is None
+        assert plotting.bound_note(ax, "hidden") is None
     assert plotting.bounds_on()
     plt.close(fig)
 

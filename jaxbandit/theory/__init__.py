@@ -70,7 +70,8 @@ class Value(NamedTuple):
 def namespace(spec) -> dict:
     """What a `jaxbandit.spec.Spec` (with a horizon) gives the bound functions by name: ``means`` (float64),
     ``horizon``, ``num_arms``, then the environment's, privatizer's and policy's parameters by field name (a later
-    one wins: the policy's ``v``, ``u`` are what it assumes), with the run-decided ones bound to the horizon."""
+    one wins: the policy's ``v``, ``u`` are what it assumes), with the run-decided ones bound to the horizon, and
+    the policy's build-time options (``variant``)."""
     if spec.horizon is None:
         raise ValueError("the bounds need a horizon: resolve the configuration with horizon=T")
     out = {"means": _decimal(spec.env.means(spec.params.env)), "horizon": int(spec.horizon),
@@ -81,6 +82,7 @@ def namespace(spec) -> dict:
                 continue  # nested parameters (a mixture's components) are no bound's argument
             arr = _decimal(value)
             out[field] = float(arr) if arr.ndim == 0 else arr
+    out.update(spec.policy.options or {})  # build-time options by name: a bound may hold for one variant only
     return out
 
 

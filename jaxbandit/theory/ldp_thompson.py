@@ -47,7 +47,8 @@ def ldp_ucb_bound(true_means, private_means, horizon):
     delta, delta_eps = _gaps(true_means, private_means)
     if np.any(delta_eps <= 0):
         return math.inf
-    return np.sum(8 * delta / delta_eps ** 2) * np.log(np.asarray(horizon, np.float64)) + np.sum(delta) * (1 + math.pi ** 2 / 3)
+    log_t = np.log(np.asarray(horizon, np.float64))
+    return np.sum(8 * delta / delta_eps ** 2) * log_t + np.sum(delta) * (1 + math.pi ** 2 / 3)
 
 
 def _private_means(spec) -> dict:

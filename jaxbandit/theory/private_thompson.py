@@ -18,13 +18,20 @@ import numpy as np
 
 from jaxbandit.theory.base import Bound, NotApplicable, gaps, horizons, per_arm
 
-__all__ = ["modified_ts_pulls", "modified_ts_bound", "modified_ts_minimax_bound", "standard_ts_bound", "standard_ts_minimax_bound",
-           "BOUNDS"]
+__all__ = ["modified_ts_pulls", "modified_ts_bound", "modified_ts_minimax_bound", "standard_ts_bound",
+           "standard_ts_minimax_bound", "BOUNDS"]
 
 FORMS = ("tight", "simplified")
 
 
+def _unit_rewards(means):
+    mu = np.asarray(means, np.float64)
+    if mu.min() < 0 or mu.max() > 1:
+        raise NotApplicable(f"means={mu.tolist()}: Theorem 5 is proved for rewards in [0, 1] (Hoeffding, Lemma 6)")
+
+
 def _check(means, horizon, b, c):
+    _unit_rewards(means)
     d = gaps(means)
     T, b, c = horizons(horizon), float(b), float(c)
     if b < 0 or not float(b).is_integer():
@@ -73,6 +80,7 @@ def modified_ts_minimax_bound(means, horizon, b, c):
     T' = T − bN: the arms with Δ ≥ e sqrt(N log N/T') through the simplified per-arm bound (log(T'Δ²)/Δ is
     decreasing there), the others at most T'·Δ together. Only N enters from ``means``; rewards in [0, 1]."""
     n = np.asarray(means).size
+    _unit_rewards(means)
     if n < 2:
         raise ValueError(f"means must list at least 2 arms, not {n}")
     T, b, c = horizons(horizon), float(b), float(c)
