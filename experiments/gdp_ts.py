@@ -94,8 +94,7 @@ def _theorem5(ax, env, res):
             best = (value, int(b), float(c))
     if best is not None:
         _, b, c = best
-        d = means.max() - means
-        t = res.t[res.t > b * means.size + 4 / d[d > 0].min() ** 2]
+        t = res.t[res.t > theory.private_thompson.theorem5_min_horizon(means, b)]
         plotting.draw_bound(ax, t, theory.modified_ts_bound(means, t, b, c),
                             f"Theorem 5 at (b, c) = ({b}, {c:.4g})", corner="lower right")
 

@@ -89,21 +89,21 @@ def draw_bound(ax, x, values, label: str, *, kind: str = "upper", asymptotic: bo
     inside ``bounds_shown(False)``. Returns the line, the text or None."""
     if kind not in ("upper", "lower"):
         raise ValueError(f"kind={kind!r} must be 'upper' or 'lower'")
-    if not _BOUNDS[-1]:
+    if not bounds_on():
         return None
     x, values = np.asarray(x, np.float64), np.asarray(values, np.float64)
     keep = np.isfinite(values) & ((values > 0) if ax.get_yscale() == "log" else True)
     x, values = x[keep], values[keep]
     if not values.size:
         return None
-    text = (f"{label}: {kind} bound{', asymptotic' if asymptotic else ''} ({values[-1]:.3g} at {at})")
+    what = f"{label}: {kind} bound{', asymptotic' if asymptotic else ''}"
     low, high = ax.get_ylim()
     if np.min(values) > high:
-        return bound_note(ax, f"{label}: {kind} bound{', asymptotic' if asymptotic else ''},\n{values[-1]:.3g} at "
-                              f"{at}, above this panel", corner=corner, color=color)
+        return bound_note(ax, f"{what},\n{values[-1]:.3g} at {at}, above this panel", corner=corner, color=color)
     if kind == "lower" and np.min(values) < low:  # a lower bound below the data: widen down to show the gap
         low = np.min(values) * 0.7 if ax.get_yscale() == "log" else np.min(values)
-    line, = ax.plot(x, values, ls="--" if kind == "upper" else ":", color=color, lw=1.3, label=text)
+    line, = ax.plot(x, values, ls="--" if kind == "upper" else ":", color=color, lw=1.3,
+                    label=f"{what} ({values[-1]:.3g} at {at})")
     ax.set_ylim(low, high)
     return line
 
@@ -111,7 +111,7 @@ def draw_bound(ax, x, values, label: str, *, kind: str = "upper", asymptotic: bo
 def bound_note(ax, text: str, *, corner: str = "upper left", color="0.3"):
     """A bound said in words in a corner of the panel (stacked under the previous ones): one above the panel, or
     one that does not apply to what the panel shows and says why. Nothing inside ``bounds_shown(False)``."""
-    if not _BOUNDS[-1]:
+    if not bounds_on():
         return None
     notes = getattr(ax, "_jaxbandit_bound_notes", 0)
     ax._jaxbandit_bound_notes = notes + 1
@@ -319,8 +319,8 @@ def _frontier_lower_bound(ax, config, family):
         values = [theory.global_dp_lower_bound_rate(means.size, T, e, config["delta"]) for e in grid]
         label = "any global-DP policy, seed 003 Remark 6 (order, constant 1)"
     else:
-        p = 1 / (1 + np.exp(-grid))
-        values = [float(theory.corrupt_lower_bound(means, q, q, T)) for q in p]
+        from jaxbandit.mechanisms.randomized_response import optimal_p
+        values = [float(theory.corrupt_lower_bound(means, q, q, T)) for q in optimal_p(grid)]
         label = "learners on randomized-response bits, seed 002 Theorem 1"
     draw_bound(ax, grid, values, label, kind="lower", asymptotic=True, at=f"ε = {max(levels):g}", color="k")
 

@@ -50,6 +50,10 @@ def test_accountant_oracles_and_the_thompson_round():
     claim = acc.guarantee(params, 1, 2, "gaussian-noisy-max")
     assert claim.notion == "gdp" and claim.scope == "round" and claim.mu == pytest.approx(0.4)
     assert privacy.laplace_epsilon(1.0, 0.5) == 2.0 and privacy.laplace_epsilon(1.0, 0.5, every_score=True) == 4.0
+    lap = type("P", (), {"sensitivity": 1.0, "scale": 0.5})()
+    for every, eps in ((False, 2.0), (True, 4.0)):
+        claim = privacy.laplace_accountant(every).guarantee(lap, 1, 2, "laplace-noisy-max")
+        assert claim.notion == "pure-dp" and claim.scope == "round" and claim.epsilon == pytest.approx(eps)
     with pytest.raises(ValueError, match="scale"):
         privacy.laplace_epsilon(1.0, 0.0)
 

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from jaxbandit.mechanisms.randomized_response import optimal_p
 from jaxbandit.theory.base import Bound, NotApplicable
 
 __all__ = ["bernoulli_kl", "corrupt_lower_bound_constant", "corrupt_lower_bound", "klucb_cf_bound",
@@ -76,7 +77,7 @@ def rr_upper_bound(means, p00, p11, horizon):
 def ldp_rr_upper_bound(means, epsilon, horizon):
     """Seed 002 Corollary 3 (the "UB" of Fig. 2b): Σ_{a≠1} 2 log T / (Δ_a ((e^ε − 1)/(e^ε + 1))²), i.e.
     `rr_upper_bound` for the ε-optimal channel p00 = p11 = e^ε/(1 + e^ε) (slope tanh(ε/2))."""
-    p = 1.0 / (1.0 + math.exp(-float(epsilon)))
+    p = float(optimal_p(epsilon))
     return rr_upper_bound(means, p, p, horizon)
 
 

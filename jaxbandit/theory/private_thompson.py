@@ -18,7 +18,7 @@ import numpy as np
 
 from jaxbandit.theory.base import Bound, NotApplicable, gaps, horizons, per_arm
 
-__all__ = ["modified_ts_pulls", "modified_ts_bound", "modified_ts_minimax_bound", "standard_ts_bound",
+__all__ = ["theorem5_min_horizon", "modified_ts_pulls", "modified_ts_bound", "modified_ts_minimax_bound", "standard_ts_bound",
            "standard_ts_minimax_bound", "BOUNDS"]
 
 FORMS = ("tight", "simplified")
@@ -30,6 +30,12 @@ def _unit_rewards(means):
         raise NotApplicable(f"means={mu.tolist()}: Theorem 5 is proved for rewards in [0, 1] (Hoeffding, Lemma 6)")
 
 
+def theorem5_min_horizon(means, b) -> float:
+    """bN + 4/min_i Δ_i²: Theorem 5 needs T above it (every ℓ_i = log(T'Δ_i²) > log 4)."""
+    d = gaps(means)
+    return float(b) * (d.size + 1) + 4 / d.min() ** 2
+
+
 def _check(means, horizon, b, c):
     _unit_rewards(means)
     d = gaps(means)
@@ -38,7 +44,7 @@ def _check(means, horizon, b, c):
         raise ValueError(f"b={b:g} must be a non-negative integer (pre-pulls per arm)")
     if c < 1:
         raise NotApplicable(f"c={c:g} is below 1, where Theorem 5 is proved (Lemma 9 needs c >= 1)")
-    need = b * d.size + 1 + 4 / d.min() ** 2  # N = d.size + 1 arms
+    need = theorem5_min_horizon(means, b)
     if np.any(T <= need):
         raise NotApplicable(f"horizon={np.min(T):g} must exceed b*N + 4/min gap^2 = {need:.6g} (Theorem 5)")
     return d, T[..., None] - b * (d.size + 1), b, c
