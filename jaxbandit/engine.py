@@ -32,8 +32,8 @@ from jaxbandit.types import IDENTITY, Env, Policy, Privatizer, SimParams, StepRa
 BLOCK = 50  # steps per randomness block; part of the random stream's definition (changing it changes draws)
 UNROLL = 5  # inner-scan unroll: on the 2-core CPU, unroll=1 is 3-4x slower than 2..10 (benchmarks/RESULTS.md)
 
-__all__ = ["BLOCK", "UNROLL", "MAX_HORIZON", "SimParams", "Trace", "rollout", "step", "record_times",
-           "horizon_and_records", "check", "bind", "record_slots", "compiler_options"]
+__all__ = ["BLOCK", "UNROLL", "MAX_HORIZON", "SimParams", "Trace", "EngineState", "RunState", "rollout", "step",
+           "record_times", "horizon_and_records", "check", "bind", "record_slots", "compiler_options"]
 
 MAX_HORIZON = 2 ** 31 - 1  # time and pull counters are int32
 

@@ -10,8 +10,11 @@ import zipfile
 
 import numpy as np
 
+#: The regret measures a `Results` can hold.
 METRICS = ("pseudo_regret", "regret")
+#: The format name and version a saved `Results` file carries.
 RESULTS_FORMAT, RESULTS_VERSION = "jaxbandit-results", 1  # files of jaxbandit 0.2 carry no format: read as version 1
+#: The arrays a saved `Results` file holds.
 ARRAYS = ("t", "pseudo_regret", "regret", "counts")
 
 

@@ -81,8 +81,9 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
 
     Raises:
       ValueError: on invalid input, or a run that would not fit in memory (with the estimate and the largest
-      number of runs that fits), before any compilation; on a checkpoint that is not this configuration's.
-      FloatingPointError: if a regret comes out non-finite. Interrupted: on Ctrl-C.
+        number of runs that fits), before any compilation; on a checkpoint that is not this configuration's.
+      FloatingPointError: if a regret comes out non-finite.
+      Interrupted: on Ctrl-C.
     """
     spec = specs.resolve(env, policy, privatizer, env_params=env_params, policy_params=policy_params,
                          policy_options=policy_options, privatizer_params=privatizer_params, horizon=horizon,

@@ -39,7 +39,9 @@ from jaxbandit.types import SimParams
 
 __all__ = ["tune", "Tuned", "grid", "Grid", "ESTIMATORS", "ACCOUNTINGS"]
 
+#: The gradient estimators `tune` can use (`jaxbandit.gradients`).
 ESTIMATORS = ("smoothed", "score")
+#: Modified TS's accountings: the paper's η, or the tight one.
 ACCOUNTINGS = ("paper", "tight")
 TUNED_FORMAT, TUNED_VERSION = "jaxbandit-tuned", 1
 

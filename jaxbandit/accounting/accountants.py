@@ -41,7 +41,10 @@ from jaxbandit import checks
 
 __all__ = ["NOTIONS", "SCOPES", "Guarantee", "Budget", "Accountant", "pure_dp", "epsilon_of", "epsilon_delta_of"]
 
+#: The privacy notions a claim can state, with how they are written.
 NOTIONS = {"pure-dp": "ε-DP", "approx-dp": "(ε, δ)-DP", "gdp": "μ-GDP", "ldp": "ε-LDP"}
+#: The scopes of a claim, which say what it protects (the whole run, each round given the history, or each
+#: user's report).
 SCOPES = {"run": "the whole run", "round": "each round, given the history", "report": "each user's report"}
 _NORMAL = NormalDist()
 

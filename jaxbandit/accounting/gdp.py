@@ -2,9 +2,11 @@
 
 A mechanism is η-GDP (Dong, Roth & Su, "Gaussian differential privacy", JRSS-B 2022; seed 001, Def. 2) when
 distinguishing two neighbouring datasets from its output is at least as hard as telling N(0, 1) from N(η, 1).
+
   * Lemma 1 of seed 001 (DRS Cor. 2.13): η-GDP holds iff (ε, δ(ε; η))-DP holds for every ε ≥ 0, with
     δ(ε; η) = Φ(−ε/η + η/2) − e^ε Φ(−ε/η − η/2).
   * Lemma 2 (DRS Cor. 3.3): η_t-GDP mechanisms compose adaptively to sqrt(Σ_t η_t²)-GDP.
+
 The GDP parameter is called η here (the paper also writes μ, which this package keeps for arm means).
 
 Numerics: the naive δ overflows (e^ε) for ε > 88 in float32; here both terms are written with erfcx, using

@@ -41,6 +41,7 @@ from jaxbandit.types import StepRandom
 
 __all__ = ["REGISTRY", "BUGS", "BUG_DESCRIPTIONS", "names", "make", "play"]
 
+#: What each planted bug (`--bug NAME`) does to the component.
 BUG_DESCRIPTIONS = {
     "noise-halved": "privacy noise at half its scale (mechanism run at 2ε)",
     "wrong-sensitivity": "noise calibrated to half the true sensitivity",
@@ -569,6 +570,7 @@ def gdp_elim_new(bug=None, epsilon=1.0, delta=0.01):
                  "the commit decision (arm or none)", claim.source, categorical=True, bug=bug)
 
 
+#: The audits by name (`jaxbandit audit --list`): every private component, as an `Audit` factory.
 REGISTRY = Registry("audit", {
     "linear": _bernoulli("linear"),
     "quadratic": _bernoulli("quadratic"),

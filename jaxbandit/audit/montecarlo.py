@@ -103,7 +103,7 @@ class AuditResult(NamedTuple):
 
     @property
     def violated(self) -> bool:
-        """The lower bound exceeds the claim: at confidence ``confidence`` the claim is false."""
+        """Whether the lower bound exceeds the claim (at confidence ``confidence`` the claim is then false)."""
         return self.lower_bound > self.claim
 
     def as_json(self) -> dict:

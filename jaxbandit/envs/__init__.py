@@ -24,6 +24,7 @@ TESTBED20 = ([("bernoulli", {"means": 0.9})] + [("beta", {"alpha": 4.0, "beta": 
              + [("two-point", {"low": 0.4, "high": 1.0, "p_high": 0.5})] * 5
              + [("bernoulli", {"means": 0.6})] * 5 + [("uniform", {"low": 0.0, "high": 1.0})] * 4)
 
+#: The papers' named instances (``testbed20`` and others): a registered name for a fixed list of arms.
 INSTANCES = {
     "testbed20": (TESTBED20, "LDP Thompson sampling, Sec. 5: Bernoulli(0.9), 5 Beta(4,1), 5 uniform on {0.4, 1}, "
                              "5 Bernoulli(0.6), 4 Uniform[0,1]"),
@@ -80,6 +81,7 @@ def _instance_factory(name: str):
     return factory
 
 
+#: The environments by name (`jaxbandit list`): the reward families, ``mixture`` and the papers' instances.
 REGISTRY = Registry("environment", {**{name: _family_factory(name) for name in FAMILIES}, "mixture": mixture,
                                     **{name: _instance_factory(name) for name in INSTANCES}})
 

@@ -191,6 +191,7 @@ def _student_t_validate(means, scales, df):
     checks.in_range("df", df, 1.0, _INF, low_open=True, high_open=True)  # ν > 1: the mean exists
 
 
+#: The reward families by name: each a `Family` with its fields, support, mean and inverse CDF.
 FAMILIES = {
     f.name: f for f in [
         Family("bernoulli", "Bernoulli(mean) rewards in {0, 1}", ("means",), {},

@@ -1,6 +1,6 @@
 """Run-time privacy mechanisms, below the policies: pure functions that policies and privatizers call inside a
 step, with the exact law or privacy loss of each as realized in floating point beside it. Nothing here imports a
-policy, a privatizer or a registry.
+policy, a privatizer or a registry::
 
   laplace             Laplace releases: the floating-point-safe discrete release (default) and the float draw
   normal              N(0, 1) draws with tails to 2^-73 (default) and the float draw

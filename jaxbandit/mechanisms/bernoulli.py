@@ -19,8 +19,10 @@ exactly the one that keeps the quadratic monotone: outside it p leaves [p(0), p(
 ε and b are traced parameters, so an ε grid (∞ included) is one compilation. The learner never sees r, ε or b:
 the engine hands the policy only Y.
 
-The formulas are evaluated in the overflow-free form
+The formulas are evaluated in the overflow-free form::
+
     p_lin = σ(−ε) + tanh(ε/2) r,   p_quad = p_lin(r²) + b σ(−ε) (r − r²),   p_exp = σ(ε) e^{ε(r − 1)},
+
 (σ the logistic function), equal to the paper's fractions and finite for every ε.
 
 Floating point (why the privatizer's `apply` does not simply test u < p(r)). A float32 uniform takes the values k·2^-23, so
@@ -46,6 +48,7 @@ from jaxbandit import checks
 __all__ = ["MECHANISMS", "b_range", "probability", "threshold", "realized_probability", "privatized_means",
            "ldp_ratio"]
 
+#: Seed 000's three Bernoulli mechanisms, by name.
 MECHANISMS = ("linear", "quadratic", "exponential")
 
 

@@ -274,7 +274,9 @@ def tree_release(state: TreeState):
     return jnp.sum(state.alpha_hat, axis=-1)
 
 
+#: The hybrid counter (Chan, Shi & Song) as a `Counter`.
 HYBRID = Counter(hybrid_init, hybrid_insert, hybrid_release)
+#: The binary-tree counter as a `Counter`.
 TREE = Counter(tree_init, tree_insert, tree_release)
 
 

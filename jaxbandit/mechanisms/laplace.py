@@ -21,11 +21,13 @@ Sampler, with a law that can be computed exactly. Z = G if S = 0, −(1 + G) if 
 ∝ q^g, q = e^{−ε_u}) and S ~ Bernoulli(q/(1 + q)) = Bernoulli(σ(−ε_u)) independent of G: then P(Z = z) ∝ q^|z| on all
 of ℤ (one geometric and one bit, where G₁ − G₂ took two geometrics). G = M·A + B with M = 2^m,
 m = min(⌊−log₂ ε_u⌋, M_BITS), A and B independent:
+
   * A ~ geometric of parameter M·ε_u ∈ [½, 1): A = ⌊E/(M ε_u)⌋, E = −log U, U from 64 random bits (words 0, 1; so
     E ≤ 44.4 and the law is cut at ~2^-64); at spacing ≥ ½ the float32 rounding of E moves the probabilities by
     ~1e-7;
   * B = Σ_{j<m} 2^j B_j on [0, M), P(B = b) ∝ e^{−ε_u b} exactly when the bits are independent Bernoulli of
     p_j = σ(−2^j ε_u).
+
 S and the B_j are Bernoulli(T/2^32) for 32-bit thresholds T = ⌈p·2^32⌋, decided by lazy comparison on one stream of
 bits (words 2..4, 96 bits): a bit is 1 iff the next 32 bits of the stream, read as an integer, are below T, and the
 comparison consumes the stream only up to the first bit where they differ from T (two bits on average). The bits

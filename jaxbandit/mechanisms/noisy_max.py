@@ -1,5 +1,5 @@
 """ReportNoisyMax (seed 001, Ou, Avella Medina & Cummings, App. C): release only the index of the largest noisy
-score, argmax_i (f_i(R) + noise_i).
+score, argmax_i (f_i(R) + noise_i)::
 
   laplace   Algorithm 3 (Dwork & Roth 2014, §3.3): i.i.d. Lap(b) noise on every score
   gaussian  Algorithm 4: heterogeneous Gaussian noise X_i ~ N(0, σ_i²); one round of Thompson sampling with a

@@ -24,6 +24,7 @@ from jaxbandit.registry import Registry
 __all__ = ["REGISTRY", "names", "get", "make", "option_names", "common", "corrupt", "dp_ucb", "elimination", "ftpl",
            "greedy", "phased", "robust", "thompson", "ucb"]
 
+#: The policies by name (`jaxbandit list`): each a factory ``(num_arms, **params) -> (Policy, params)``.
 REGISTRY = Registry("policy", {
     "thompson": thompson,
     "gaussian-thompson": gaussian_thompson,

@@ -100,4 +100,5 @@ def check_known_horizon(params, high: float = float("inf")) -> None:
         raise ValueError(f"{err}: the T known to the algorithm (leave it unset, None, for the run's horizon)") from None
 
 
+#: The neighbouring relation of a whole-run central claim, as the accountants state it.
 WHOLE_RUN = "one reward changed; the output is the whole action sequence"

@@ -4,7 +4,9 @@ Reference: T. Sajed & O. Sheffet, "An Optimal Private Stochastic-MAB Algorithm B
 Stopping Rule", ICML 2019 (PMLR 97:5579-5588), algorithm DP-SE; a baseline of seed 001 (App. D, Fig. 8).
 
 Epochs e = 1, 2, ... with Δ_e = 2^-e. With S the active arms at the start of the epoch,
+
   R_e = ⌊max{32 ln(8|S|e²/β)/Δ_e², 8 ln(4|S|e²/β)/(ε Δ_e)}⌋ + 1
+
 pulls of every active arm (round-robin in arm order); then μ̃_i = (mean of arm i's R_e rewards of this epoch)
 + Lap(1/(ε R_e)), and arm i is eliminated if max_j μ̃_j − μ̃_i > 2(h_e + c_e), with
 h_e = sqrt(ln(8|S|e²/β)/(2R_e)) (Hoeffding) and c_e = ln(4|S|e²/β)/(ε R_e) (Laplace tail). When one arm is left

@@ -76,8 +76,10 @@ def bernoulli_kl(p, q):
 def klucb_index(mean, level):
     """max{q in [mean, 1] : d(mean, q) <= level} (vmappable, fixed cost), accurate to ~5e-7 in float32.
 
-    Newton's method on the log-odds offset δ = logit(q) − logit(mean), where
+    Newton's method on the log-odds offset δ = logit(q) − logit(mean), where::
+
         h(δ) = d(mean, σ(logit(mean) + δ)) − level = (1 − p) δ + log(p + (1 − p) e^{−δ}) − level
+
     is convex and increasing in δ >= 0 with h'(δ) = q − p. Started right of the root (at the smaller of the
     Pinsker bound p + sqrt(level/2) and the bound from softplus(x) >= x), Newton decreases monotonically to
     it. This form avoids the cancellation of evaluating d(p, q) near q = p (which limits a bisection on d to

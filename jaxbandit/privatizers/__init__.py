@@ -24,6 +24,7 @@ def identity(**params):
     return IDENTITY, EmptyParams()
 
 
+#: The privatizers (local channels) by name (`jaxbandit list`).
 REGISTRY = Registry("privatizer", {
     "identity": identity,
     "linear": bernoulli.linear,

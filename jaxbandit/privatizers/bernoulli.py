@@ -75,6 +75,7 @@ def _mechanism(name: str) -> Privatizer:
                       reward_range=(0.0, 1.0), output_range=(0.0, 1.0), accountant=accountant)
 
 
+#: Seed 000's linear, quadratic and exponential mechanisms as `Privatizer` objects.
 LINEAR, QUADRATIC, EXPONENTIAL = (_mechanism(n) for n in MECHANISMS)
 
 

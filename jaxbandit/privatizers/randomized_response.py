@@ -51,6 +51,8 @@ def _boundary(budget, params, horizon, num_arms):
     return {"p00": np.broadcast_to(p, np.shape(params.p00)), "p11": np.broadcast_to(p, np.shape(params.p11))}
 
 
+#: The channel's accountant, which claims ε-LDP of each report at its exact per-arm level
+#: (`mechanisms.randomized_response.ldp_level`).
 ACCOUNTANT = Accountant(
     "ldp", "report", lambda p, T, K: {"epsilon": float(np.max(channel.ldp_level(p.p00, p.p11)))},
     "one user's reward changed; the output is that user's reported bit (the level is the largest over the arms)",
@@ -59,6 +61,7 @@ ACCOUNTANT = Accountant(
     calibrated="p00", boundary=_boundary)
 
 _FLOAT = jax.dtypes.canonicalize_dtype(np.float64)  # JAX's float type, known without starting a backend
+#: Seed 002's per-arm randomized response (corruption) channel as a `Privatizer`.
 RANDOMIZED_RESPONSE = Privatizer(name="randomized-response", draw=_draw, apply=_apply, validate=validate,
                                  default_params=RRParams(*(np.asarray(v, _FLOAT) for v in epsilon_optimal(1.0).values())),
                                  reward_range=(0.0, 1.0), output_range=(0.0, 1.0), accountant=ACCOUNTANT)

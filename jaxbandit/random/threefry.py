@@ -118,6 +118,7 @@ def random_bits_at(key, bit_width: int, shape, flat_index):
     raise ValueError(f"bit_width must be 32 or 64, got {bit_width}")
 
 
+#: The key implementation registered with JAX, Threefry-2x32, the same bits as ``jax.random``'s.
 IMPL = define_prng_impl(
     key_shape=(2,), seed=_seed, split=_split, random_bits=_random_bits, fold_in=_fold_in,
     name="threefry2x32_unrolled", tag="tfu")

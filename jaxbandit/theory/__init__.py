@@ -36,6 +36,7 @@ __all__ = ["Bound", "NotApplicable", "REGISTRY", "Value", "for_policy", "evaluat
            "gdp_elim_new_bound", "global_dp_lower_bound", "global_dp_lower_bound_rate", "ldp_ts_bound",
            "ldp_ucb_bound", "modified_ts_bound", "modified_ts_minimax_bound", "modified_ts_pulls"]
 
+#: Every bound of the five papers by name (`jaxbandit bounds --list`), each a `Bound`.
 REGISTRY = Registry("bound", {b.name: b for module in (ldp_thompson, private_thompson, corrupt, ftpl,
                                                        heavy_tailed) for b in module.BOUNDS})
 

@@ -10,7 +10,9 @@ import numpy as np
 
 from jaxbandit import checks
 
+#: A bound is an upper or a lower bound.
 KINDS = ("upper", "lower")
+#: A bound bounds the regret, or the expected pulls of each arm.
 QUANTITIES = ("regret", "pulls")
 
 

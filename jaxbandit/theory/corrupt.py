@@ -49,9 +49,11 @@ def corrupt_lower_bound(means, p00, p11, horizon):
 
 
 def klucb_cf_bound(means, p00, p11, horizon):
-    """Seed 002 Theorem 2, finite-time form (Appendix I): Σ_{a≠1} Δ_a E[N_a(T)] with
+    """Seed 002 Theorem 2, finite-time form (Appendix I): Σ_{a≠1} Δ_a E[N_a(T)] with::
+
         E[N_a(T)] <= log T / D_a + sqrt(2π D'_a² / D_a³) sqrt(log T + 3 log log T) + (4e + 3/D_a) log log T
                     + 2 (D'_a / D_a)² + 4,
+
     D_a = d(λ_a, g_a(μ_1)), D'_a = ∂_x d(x, y) = log(x(1 − y)/(y(1 − x))) at (λ_a, g_a(μ_1)); kl-UCB-CF with
     f(t) = log t + 3 log log t. Vectorized over ``horizon`` (> e)."""
     delta, lam, target, _ = _corrupt_instance(means, p00, p11)
@@ -91,6 +93,7 @@ def _klucb_cf(means, p00, p11, horizon, c):
 
 CORRUPT_LEARNERS = ("klucb-cf", "ts-cf", "ucb-cf", "wr-klucb", "wr-ts")
 
+#: This paper's bounds as `Bound` objects; `jaxbandit.theory.REGISTRY` holds them all.
 BOUNDS = (
     Bound("corrupt-lower-thm1", corrupt_lower_bound, paper="002", result="Theorem 1 (C_LB log T, Fig. 2a's LB)",
           kind="lower", policies=CORRUPT_LEARNERS, asymptotic=True,

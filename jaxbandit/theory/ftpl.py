@@ -69,6 +69,7 @@ def gdp_elim_new_bound(means, horizon, epsilon, delta) -> float:
 # (θ_1 below μ_1 − λ: Σ_n E[1/p_n − 1]). The theorems fold Δ_i(A_i + 1 + C_i) into Θ(N/λ⁴); the functions below
 # keep every term the proofs give, and λ, free in the statements, is chosen to minimise the bound.
 
+#: A bound is evaluated as corrected here (default) or as the paper prints it.
 FORMS = ("corrected", "paper")
 
 
@@ -80,8 +81,10 @@ def _tail_series(n0, kappa):
 
 def gauss_c_term(lam, form: str = "corrected") -> float:
     """C_G(λ) ≥ Σ_{n ≥ 1} E[1/p_n − 1], the C_i term of Theorem 11's proof (App. A, the sums after Eq. 23), with
-    x = e^{−λ²/2}:
+    x = e^{−λ²/2}::
+
         S_L + 2x/(1 − x) + ⌊8/λ²⌋ + Σ_{n > 8/λ²} 1/(e^{nλ²/κ} − 1).
+
     ``form="paper"``: S_L = 2√e Σ_n (1 + n) x^n and κ = 2, as printed: Θ(1/λ⁴) (8√e/λ⁴ leading). The printed
     steps are wrong twice: S_L's geometric factor 1/(1 − e^{−λ/2}) is bounded by 2, which needs λ ≥ 2 log 2, and
     θ ~ N(s/n, 2/n) at distance λ/2 is above μ_1 − λ with probability ≥ 1 − e^{−nλ²/16}, not 1 − e^{−nλ²/2}.
@@ -137,8 +140,10 @@ def _minimise(f, high):
 
 
 def ftpl_gauss_bound(means, horizon, epsilon, delta, *, form: str = "corrected", lam=None):
-    """Seed 003 Theorem 11 (DP-FTPL-Gauss), every term of its proof (App. A) kept:
+    """Seed 003 Theorem 11 (DP-FTPL-Gauss), every term of its proof (App. A) kept::
+
         Reg(T) ≤ Σ_{i≥2} Δ_i (e/(2λ²) + max{L_i(T), N_G*} + 1 + C_G(λ)),  λ < Δ_min/2,
+
     L_i(T) = k log T/(Δ_i − 2λ)². ``form="paper"``: k = 2 (the printed L_i, which rests on Fact 6, false: θ ~
     N(μ̂, 2/N) exceeds μ̂ + sqrt(2 log T/N) with probability about T^{−1/2}, not 1/T) and the printed C_G;
     ``"corrected"`` (default): k = 4 (the Gaussian tail e^{−a²N/4} ≤ 1/T) and the corrected `gauss_c_term`.
@@ -153,8 +158,10 @@ def ftpl_gauss_bound(means, horizon, epsilon, delta, *, form: str = "corrected",
 
 
 def ftpl_beta_bound(means, horizon, epsilon, delta, *, C: float = 1.0, lam=None):
-    """Seed 003 Theorem 13 (DP-FTPL-Beta), every term of its proof (App. B) kept:
+    """Seed 003 Theorem 13 (DP-FTPL-Beta), every term of its proof (App. B) kept::
+
         Reg(T) ≤ Σ_{i≥2} Δ_i (8e/(25λ²) + max{L_i(T), N_B*} + 1 + `beta_c_term`(λ, C)),  λ < 2Δ_min/5,
+
     L_i(T) = 5 log T/(2(Δ_i − 5λ/2)²); ``C`` is the constant the proof leaves unspecified. ``lam=None``
     minimises over λ; returns (bound, λ)."""
     from jaxbandit.mechanisms.perturbations import beta_start
@@ -177,8 +184,10 @@ def _global_lower(horizon, epsilon, delta=0.0, *, c0: float = 1.0, alpha: float 
     return global_dp_lower_bound(horizon, epsilon, delta, c0=c0, alpha=alpha)
 
 
+#: The whole-run ε-DP policies that Theorem 4's lower bound binds.
 GLOBAL_DP = ("gdp-elim-new", "dp-se", "dp-ucb", "dp-ucb-bound", "dp-ucb-int", "lazy-ucb")
 
+#: This paper's bounds as `Bound` objects; `jaxbandit.theory.REGISTRY` holds them all.
 BOUNDS = (
     Bound("ftpl-gauss-thm11", ftpl_gauss_bound, paper="003", result="Theorem 11 (App. A), λ optimised",
           kind="upper", policies=("dp-ftpl-gauss",),

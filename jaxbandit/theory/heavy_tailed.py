@@ -27,6 +27,7 @@ Lower bounds, on the two-point instances `jaxbandit.envs.tails` builds (liminf R
     proof.
   * Theorem 9 (ε-LDP, instance-independent): (1/8) exp(−8C 5^{1/v}(e − 1)² K/(K − 1)) (K/ε²)^{v/(1+v)}
     T^{1/(1+v)}, on some instance of its family (the max over two).
+
   The LDP proofs replace (e^ε − 1)² by ε², which loosens a lower bound the wrong way (e^ε − 1 ≥ ε); the default
   keeps (e^ε − 1)² ((e − 1)² in Theorem 9, for ε ≤ 1), ``form="paper"`` prints ε². They are valid but loose:
   the LDP contraction gives a rate Δ_a^{−(2+v)/v} (spec §4 [FLAG C]).
@@ -353,6 +354,7 @@ def _theorem11_on_instance(means, horizon, epsilon, v, low=None, high=None, p_hi
 CENTRAL = ("dp-rucb", "dp-rse")
 LOCAL = ("ldp-rse",)
 
+#: This paper's bounds as `Bound` objects; `jaxbandit.theory.REGISTRY` holds them all.
 BOUNDS = (
     Bound("dprucb-thm2", dprucb_bound, paper="004", result="Theorem 2 (its proof)", kind="upper",
           policies=("dp-rucb",), note="constant 36^((1+v)/v), not the printed 36 (found here); form=paper; the "

@@ -75,6 +75,7 @@ def _ucb(means, private_means, horizon):
     return ldp_ucb_bound(means, private_means, horizon)
 
 
+#: This paper's bounds as `Bound` objects; `jaxbandit.theory.REGISTRY` holds them all.
 BOUNDS = (
     Bound("ldp-ts-thm2-3", _ts, paper="000", result="Theorem 2 (Eq. 11) / Theorem 3 (Eq. 14), leading term",
           kind="upper", policies=("thompson",), asymptotic=True, inputs=_private_means,

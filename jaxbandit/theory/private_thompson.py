@@ -53,8 +53,10 @@ def _check(means, horizon, b, c):
 def modified_ts_pulls(means, horizon, b, c, *, form: str = "tight"):
     """Seed 001 Theorem 5: E[n_i(T)] of each arm under modified TS (NaN for the best arm), vectorized over T.
 
-    ``form="tight"`` is Eq. (9)'s first line, the sum of the proof's terms (Lemmas 6–9):
+    ``form="tight"`` is Eq. (9)'s first line, the sum of the proof's terms (Lemmas 6–9)::
+
         b + (9/Δ²) e^{−2bΔ²/9} + max{0, 18cℓ/Δ² − b} + 1/Δ² + 71·max{L, 1} + 4/Δ²,  L = ⌈72cℓ/Δ² − (b + 1)⌉,
+
     where the printed line has 71·L·1(L > 0): Lemma 9's second case needs k ≥ 1, so the k = 0 term is always
     bounded by 71 (the printed term misses it where L ≤ 0, i.e. many pre-pulls);
     ``form="simplified"`` its final line (Eq. 10): b + 14/Δ² + 5130·c·ℓ/Δ². ℓ = log(T'Δ²), T' = T − bN.
@@ -81,8 +83,10 @@ def modified_ts_bound(means, horizon, b, c, *, form: str = "tight"):
 
 
 def modified_ts_minimax_bound(means, horizon, b, c):
-    """Seed 001 Theorem 5, problem-independent, with the proof's constants (spec 001 §4): for N ≥ 2 arms,
+    """Seed 001 Theorem 5, problem-independent, with the proof's constants (spec 001 §4): for N ≥ 2 arms::
+
         bN + 14 sqrt(NT')/(e sqrt(log N)) + 5130 c sqrt(NT') log(e² N log N)/(e sqrt(log N)) + e sqrt(NT' log N),
+
     T' = T − bN: the arms with Δ ≥ e sqrt(N log N/T') through the simplified per-arm bound (log(T'Δ²)/Δ is
     decreasing there), the others at most T'·Δ together. Only N enters from ``means``; rewards in [0, 1]."""
     n = np.asarray(means).size
@@ -114,6 +118,7 @@ def standard_ts_minimax_bound(means, horizon):
     return modified_ts_minimax_bound(means, horizon, 0, 1)
 
 
+#: This paper's bounds as `Bound` objects; `jaxbandit.theory.REGISTRY` holds them all.
 BOUNDS = (
     Bound("standard-ts-thm2-minimax", standard_ts_minimax_bound, paper="001",
           result="Theorem 2, problem-independent, via Theorem 5 at (b, c) = (0, 1)", kind="upper",

@@ -1,0 +1,108 @@
+"""Sphinx configuration of jaxbandit's documentation site (built by `python docs/build.py`).
+
+Sphinx with MyST (Markdown pages) and myst-nb (the notebooks as tutorials), themed with sphinx-book-theme: the
+toolchain of jax, optax and chex, so the site reads like theirs and autodoc renders the API from the docstrings.
+Built strictly (warnings are errors, every cross-reference checked) and offline: no intersphinx, no notebook
+execution (the notebooks are rendered from their committed outputs; tests/test_docs.py checks they are current).
+"""
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+os.environ.setdefault("JAXBANDIT_COMPILATION_CACHE", "0")   # importing for autodoc compiles nothing worth keeping
+
+from jaxbandit.version import __version__  # noqa: E402
+
+project = "jaxbandit"
+author = "the jaxbandit developers"
+copyright = "2026, the jaxbandit developers"
+release = __version__
+version = __version__
+
+extensions = [
+    "myst_nb",                      # Markdown pages (MyST) and notebooks
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.napoleon",          # Args:/Returns: sections
+    "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
+]
+source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb", ".rst": "restructuredtext"}
+exclude_patterns = ["_build", "spec/README.md", "**/.ipynb_checkpoints"]  # spec/README.md: included by digests.md
+root_doc = "index"
+
+# Notebooks: rendered from the outputs committed with them, never executed here (the slow tier executes them).
+nb_execution_mode = "off"
+nb_merge_streams = True
+
+myst_enable_extensions = ["dollarmath", "colon_fence", "deflist", "smartquotes"]
+myst_heading_anchors = 3            # links to a page's #section resolve, and are checked
+suppress_warnings = ["myst.header"]  # the papers' digests skip heading levels as the papers do
+
+# Docstrings are written with `single backquotes` for code: render them as code, not as cross-references.
+default_role = "code"
+autodoc_default_options = {"members": True, "show-inheritance": False}
+autodoc_member_order = "bysource"
+autodoc_typehints = "description"
+autodoc_typehints_format = "short"
+autosummary_generate = True
+napoleon_google_docstring = True
+napoleon_numpy_docstring = False
+napoleon_use_ivar = True          # "Attributes:" as a field list: the fields themselves are documented once, by autodoc
+
+# Every cross-reference inside the project must resolve; references into other packages cannot be checked
+# offline (no intersphinx) and are ignored by their module prefix.
+nitpicky = True
+nitpick_ignore_regex = [
+    (r"py:.*", r"(jax|jaxlib|numpy|np|jnp|chex|optax|matplotlib|typing|collections|concurrent|os|pathlib|"
+               r"enum|dataclasses|functools|types|builtins|abc)(\..*)?"),
+    (r"py:class", r"(Array|ArrayLike|PRNGKey|PyTree|Any|Callable|NamedTuple|Path|Figure|Axes|Sequence|Mapping|"
+                  r"Iterable|Iterator|Optional|Union|Literal|int|float|str|bool|dict|list|tuple|object|None|"
+                  r"callable|optional|array|array-like|ndarray)"),
+]
+
+html_theme = "sphinx_book_theme"
+html_title = f"jaxbandit {__version__}"
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
+html_theme_options = {
+    "show_toc_level": 2,
+    "home_page_in_toc": True,
+    "use_download_button": True,
+    "show_navbar_depth": 1,
+}
+html_show_sourcelink = False
+html_last_updated_fmt = None
+
+
+# The docstrings are written to read well in help(): |x| is an absolute value and a lone * a product or a
+# wildcard (μ*, (*grid, runs)), which reStructuredText would take for substitutions and emphasis. Escape them,
+# outside code spans; **bold** and *emphasised words* stay.
+_CODE = re.compile(r"(``.+?``|`[^`]+`)")
+_EMPHASIS = re.compile(r"(\*\*[^*]+\*\*|(?<![\w*])\*[A-Za-z][A-Za-z ,'-]*[A-Za-z]\*(?![\w*]))")
+
+
+def _escape_text(text):
+    parts = _EMPHASIS.split(text)
+    return "".join(p if i % 2 else p.replace("|", "\\|").replace("*", "\\*") for i, p in enumerate(parts))
+
+
+def _escape_docstring(app, what, name, obj, options, lines):
+    for i, line in enumerate(lines):
+        bullet = re.match(r"\s*\* ", line)   # a list item's marker is markup, not a product
+        head, line = (line[:bullet.end()], line[bullet.end():]) if bullet else ("", line)
+        parts = _CODE.split(line)
+        lines[i] = head + "".join(p if k % 2 else _escape_text(p) for k, p in enumerate(parts))
+
+
+def _write_api_pages(app):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import apigen
+    apigen.write_pages(os.path.join(app.srcdir, "api"))
+
+
+def setup(app):
+    app.connect("builder-inited", _write_api_pages)
+    app.connect("autodoc-process-docstring", _escape_docstring)
