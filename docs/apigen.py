@@ -84,6 +84,8 @@ def _page(slug, title, intro, modules, seen) -> str:
         for n in public_names(name):
             if not _is_value(getattr(module, n)) and n not in skip:
                 seen.setdefault(id(getattr(module, n)), f"{name}.{n}")
+        if len(modules) > 1:   # a heading per module, so the page's contents list its modules
+            lines += [f"## `{name}`", ""]
         lines += ["```{eval-rst}", f".. automodule:: {name}", "   :members:", "   :undoc-members:"]
         if skip:
             lines.append(f"   :exclude-members: {', '.join(skip)}")

@@ -103,6 +103,43 @@ def _write_api_pages(app):
     apigen.write_pages(os.path.join(app.srcdir, "api"))
 
 
+def _write_tutorials_index(app):
+    """docs/tutorials/index.md from the notebooks themselves: each one's title, what it shows (its first
+    paragraph), and the setting and time its committed outputs came from (docs/execute_notebooks.py)."""
+    import json
+    folder = os.path.join(app.srcdir, "tutorials")
+    rows, names = [], []
+    for name in sorted(f for f in os.listdir(folder) if f.endswith(".ipynb")):
+        with open(os.path.join(folder, name), encoding="utf-8") as f:
+            nb = json.load(f)
+        lines = "".join(nb["cells"][0]["source"]).splitlines()
+        title = lines[0].lstrip("# ").strip()
+        paragraph = []
+        for line in lines[1:]:
+            if line.strip():
+                paragraph.append(line.strip())
+            elif paragraph:
+                break
+        about = " ".join(paragraph).split(". ")[0].rstrip(".") + "."   # its first sentence
+        meta = nb["metadata"].get("jaxbandit", {})
+        ran = f"{meta['setting']} setting, {meta['seconds']} s" if meta else "not executed"
+        rows.append(f"| {{doc}}`{title} <{name[:-len('.ipynb')]}>` | {about} | {ran} |")
+        names.append(name[:-len(".ipynb")])
+    text = "\n".join([
+        "# Tutorials", "",
+        "The notebooks of `notebooks/`, shown with the outputs committed with them: each was run top to bottom by "
+        "`python docs/execute_notebooks.py` in the setting the table gives (*full*: the notebook's own sizes; "
+        "*quick*: the tests' small ones, JAXBANDIT_QUICK=1), on the 2-core CPU the project is developed on. "
+        "Each opens in Colab as it is: its first cell installs jaxbandit where it is missing.", "",
+        "| notebook | what it shows | outputs from |", "|---|---|---|", *rows, "",
+        "```{toctree}", ":hidden:", "", *names, "```", ""])
+    path = os.path.join(folder, "index.md")
+    if not os.path.exists(path) or open(path, encoding="utf-8").read() != text:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
 def setup(app):
+    app.connect("builder-inited", _write_tutorials_index)
     app.connect("builder-inited", _write_api_pages)
     app.connect("autodoc-process-docstring", _escape_docstring)

@@ -596,7 +596,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="record the realized regret too (default); --no-realized: the pseudo-regret only, which "
                         "lets --simulator epochs skip the segments that decide nothing (far faster)")
     r.add_argument("--devices", type=_integer, metavar="N", help=DEVICES_HELP)
-    m = r.add_argument_group("several processes (jax.distributed; README: Beyond one machine)")
+    m = r.add_argument_group("several processes (jax.distributed; docs/concepts/sharding.md: Beyond one machine)")
     m.add_argument("--coordinator", metavar="HOST:PORT", help="process 0's address; every process runs the same "
                                                               "command with its own --process-id")
     m.add_argument("--num-processes", type=_integer, metavar="N", help="number of processes")

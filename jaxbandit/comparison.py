@@ -67,7 +67,7 @@ from jaxbandit.simulation import MAX_SEED, run_spec
 
 __all__ = ["frontier", "algorithms", "Algorithm", "Frontier", "NOTIONS", "PLAIN_LEARNERS", "CHANNEL_AWARE"]
 
-#: The frontier's notions: which claims may be recommended under each.
+#: The frontier's notions, each with the claims that may be recommended under it.
 NOTIONS = {"central": "(ε, δ)-DP over the whole run", "local": "ε-LDP of each report"}
 SCOPE_OF = {"central": "run", "local": "report"}  # the scope of a claim that counts under each notion
 PLAIN_LEARNERS = ("thompson", "klucb", "ucb1")  # seed 000's learners of privatized rewards, and kl-UCB

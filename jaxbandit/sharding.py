@@ -218,7 +218,7 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
         python my_sweep.py 0 & python my_sweep.py 1     # each calls initialize("localhost:12345", 2, int(argv[1]))
 
     The CLI's ``--coordinator``, ``--num-processes`` and ``--process-id`` do the same for ``jaxbandit run`` and
-    ``jaxbandit reproduce`` (README: "Beyond one machine")."""
+    ``jaxbandit reproduce`` (docs/concepts/sharding.md, "Beyond one machine")."""
     if cpu_devices is not None and (isinstance(cpu_devices, bool) or not isinstance(cpu_devices, (int, np.integer))
                                     or cpu_devices < 1):
         raise ValueError(f"cpu_devices={cpu_devices!r} must be a positive integer")

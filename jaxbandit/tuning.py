@@ -41,7 +41,7 @@ __all__ = ["tune", "Tuned", "grid", "Grid", "ESTIMATORS", "ACCOUNTINGS"]
 
 #: The gradient estimators `tune` can use (`jaxbandit.gradients`).
 ESTIMATORS = ("smoothed", "score")
-#: Modified TS's accountings: the paper's η, or the tight one.
+#: The accountings of modified TS that `tune` takes, the paper's η or the tight one.
 ACCOUNTINGS = ("paper", "tight")
 TUNED_FORMAT, TUNED_VERSION = "jaxbandit-tuned", 1
 

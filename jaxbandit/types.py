@@ -200,6 +200,6 @@ def no_validate(params, horizon=None):
     del params, horizon
 
 
-#: The no-privacy privatizer: the learner sees the reward itself.
+#: The no-privacy privatizer, through which the learner sees the reward itself.
 IDENTITY = Privatizer(name="identity", draw=no_draw, apply=lambda rng, arm, reward, params: reward,
                       validate=no_validate, default_params=EmptyParams())  # no privacy: the learner sees the reward

@@ -1,8 +1,9 @@
 """Test tiers. The default suite (the README's test command, `python -m pytest -q`) must finish in 8 minutes on
 2 CPU cores from a cold cache; most of its time is XLA compiling, so it runs one case per family of each
 per-component test (`tests.helpers.default_subset`). Tests marked ``slow`` (the other cases, long statistical
-checks, quick experiment reproductions, notebooks, the README run as written, the full golden comparison) run only
-with ``--runslow``; CI runs them after the default suite (`.ci/run`: ``pytest -q --runslow -m slow``; 25 minutes,
+checks, quick experiment reproductions, notebooks, the README and the documentation's pages run as written, the
+documentation's strict build, the package built and installed in fresh environments, the full golden comparison)
+run only with ``--runslow``; CI runs them after the default suite (`.ci/run`: ``pytest -q --runslow -m slow``; 25 minutes,
 40 in all). Tests marked ``gpu`` need an accelerator and are skipped without one."""
 import os
 import tempfile

@@ -90,7 +90,7 @@ def test_rollout_accepts_names_and_checks_its_inputs():
         jax.jit(rr_run)(threefry.key(0), rr_params)
 
 
-# The README's user-defined policy, kept in sync with it (tests/test_readme.py runs the README as written).
+# The user-defined policy of docs/concepts/own_policy.md, kept in sync with it (tests/test_readme.py runs the page).
 class ETCParams(NamedTuple):
     m: jax.Array  # pulls of each arm before committing
 

@@ -260,7 +260,7 @@ def test_a_level_beyond_a_parameters_valid_range_is_skipped_with_its_reason(tmp_
         assert "dp-ftpl-new at epsilon = 96.7: epsilon=96.7 is outside the valid range" in front.table()
 
 
-@pytest.mark.slow  # the README's frontier command runs the CLI in the slow tier too
+@pytest.mark.slow  # docs/frontier.md's command runs the CLI in the slow tier too
 def test_cli(tmp_path, capsys):
     from jaxbandit.cli import main
     path = tmp_path / "f.json"

@@ -1,6 +1,9 @@
-"""Every code block of the README runs as written (in a fresh folder): the Python blocks in order as one script,
-and each shell command, with `jaxbandit` and `.venv/bin/...` mapped to this interpreter. The set-up commands'
-venv creation and install are what CI itself does; the README's test command is this suite and is not re-run."""
+"""Every code block of the README and of the documentation site's pages runs as written (in a fresh folder): a
+document's Python blocks in order as one script, and each shell command, with `jaxbandit` and `.venv/bin/...`
+mapped to this interpreter and `docs/...` to the repository's. The set-up commands' venv creation and install are
+what CI itself does; the README's test command is this suite and is not re-run. The documentation's build command
+(`docs/build.py`: strict, offline, links and API reference checked) is one of these commands."""
+import glob
 import os
 import re
 import shlex
@@ -9,25 +12,33 @@ import sys
 
 import pytest
 
-README = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+README = os.path.join(ROOT, "README.md")
 SETUP = "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && "
+# the site's hand-written pages (not the generated API pages, nor the papers' digests, which hold no commands)
+DOCUMENTS = [README] + sorted(p for p in glob.glob(os.path.join(ROOT, "docs", "**", "*.md"), recursive=True)
+                              if not any(part in p for part in ("/_build/", "/api/", "/spec/")))
 
 
-def blocks(language):
-    with open(README, encoding="utf-8") as f:
+def _name(path):
+    return os.path.relpath(path, ROOT)
+
+
+def blocks(language, path=README):
+    with open(path, encoding="utf-8") as f:
         return re.findall(rf"```{language}\n(.*?)```", f.read(), flags=re.S)
 
 
-def shell_commands():
-    """The README's shell commands: continuation lines joined, comments dropped, set-up prefix removed."""
-    return [command for command, _ in shell_commands_with_status()]
+def shell_commands(path=README):
+    """A document's shell commands: continuation lines joined, comments dropped, set-up prefix removed."""
+    return [command for command, _ in shell_commands_with_status(path)]
 
 
-def shell_commands_with_status():
+def shell_commands_with_status(path=README):
     """(command, expected exit status): 1 where the command's comment says "(exit status 1)" (a planted privacy
     bug that the audit must flag), else 0."""
     commands = []
-    for block in blocks("bash"):
+    for block in blocks("bash", path):
         for line in block.replace("\\\n", " ").splitlines():
             command, _, comment = line.partition("  #")
             command = command.strip()
@@ -44,7 +55,7 @@ def _python_exe_command(command):
     argv = shlex.split(command.replace(".venv/bin/", bin_dir + "/"))
     if argv[0] in ("jaxbandit", os.path.join(bin_dir, "jaxbandit")):
         argv = [sys.executable, "-m", "jaxbandit.cli"] + argv[1:]
-    return argv
+    return [os.path.join(ROOT, a) if a.startswith("docs/") else a for a in argv]   # the repository's docs
 
 
 def test_readme_has_the_two_setup_commands():
@@ -52,16 +63,23 @@ def test_readme_has_the_two_setup_commands():
     assert len(setup) == 2 and any("reproduce" in c for c in setup) and any("pytest" in c for c in setup)
 
 
+def test_documents_are_found():
+    names = [_name(p) for p in DOCUMENTS]
+    assert "README.md" in names and os.path.join("docs", "getting_started.md") in names
+    assert not any("/api/" in n or "/spec/" in n for n in names)
+
+
 @pytest.mark.slow
-def test_readme_python_blocks_run(tmp_path):
-    script = "\n\n".join(blocks("python"))
+@pytest.mark.parametrize("path", [p for p in DOCUMENTS if blocks("python", p)], ids=_name)
+def test_python_blocks_run(tmp_path, path):
+    script = "\n\n".join(blocks("python", path))
     out = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=1200)
     assert out.returncode == 0, out.stderr[-3000:]
-    assert (tmp_path / "out" / "ts.npz").exists()
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("command, status", [(c, s) for c, s in shell_commands_with_status() if "pytest" not in c])
-def test_readme_shell_commands_run(tmp_path, command, status):
+@pytest.mark.parametrize("command, status", list(dict.fromkeys(   # a command on two pages runs once
+    (c, s) for p in DOCUMENTS for c, s in shell_commands_with_status(p) if "pytest" not in c)))
+def test_shell_commands_run(tmp_path, command, status):
     out = subprocess.run(_python_exe_command(command), cwd=tmp_path, capture_output=True, text=True, timeout=1200)
-    assert out.returncode == status, f"{command}\n{out.stderr[-3000:]}"
+    assert out.returncode == status, f"{command}\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}"

@@ -4,7 +4,7 @@ Every private policy and privatizer carries one `Accountant` (``Policy.accountan
 For a configuration — its params, the horizon T and the number of arms K — it states a `Guarantee`: the notion
 (ε-DP, (ε, δ)-DP, μ-GDP or ε-LDP), the scope (the whole run, each round given the history, or each user's report),
 its numbers, what neighbouring inputs it protects and the result that proves it. `jaxbandit privacy`, `tune`,
-`audit` and the README's privacy table read it.
+`audit` and the privacy report (docs/privacy.md) read it.
 
 A guarantee is a privacy profile, as OpenDP's ``epsilon(delta)`` / ``delta(epsilon)``, with the f-DP trade-off
 curve beside it (Dong, Roth & Su, "Gaussian Differential Privacy", JRSS-B 2022, Def. 2.1; as in riskcal): each

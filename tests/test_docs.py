@@ -1,0 +1,93 @@
+"""The documentation site's own checks that need no build: every module on an API page, the link checker able
+to fail, every notebook a tutorial whose committed outputs come from its current code. The strict build itself
+(docs/build.py: warnings as errors, internal links, every public name in the reference) is a README command, run
+in the slow tier by tests/test_readme.py."""
+import glob
+import json
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOCS = os.path.join(ROOT, "docs")
+sys.path.insert(0, DOCS)
+import apigen  # noqa: E402
+import build  # noqa: E402
+import execute_notebooks  # noqa: E402
+
+NOTEBOOKS = sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb")))
+
+
+def test_every_module_is_on_an_api_page_once():
+    assert apigen.unassigned_modules() == []
+    listed = [m for page in apigen.PAGES for m in page[3]]
+    assert len(listed) == len(set(listed))
+    assert set(listed) <= set(apigen.all_modules())
+
+
+def test_public_names_of_a_module_without_all():
+    names = apigen.public_names("jaxbandit.results")
+    assert "Results" in names and "METRICS" in names
+    assert not any(n.startswith("_") for n in names)
+    assert "np" not in names                                   # imported modules are not its names
+
+
+def test_link_checker_finds_a_missing_page_and_a_missing_anchor(tmp_path):
+    (tmp_path / "a.html").write_text('<a href="b.html#here">ok</a> <a href="b.html#gone">x</a> '
+                                     '<a href="c.html">y</a> <a href="https://example.org/">out</a> '
+                                     '<img src="img/p.png"> <a href="#top" id="top">self</a>')
+    (tmp_path / "b.html").write_text('<h1 id="here">B</h1>')
+    bad = build.check_links(str(tmp_path))
+    assert sorted((link, why) for _, link, why in bad) == [
+        ("b.html#gone", "no such anchor"), ("c.html", "no such file"), ("img/p.png", "no such file")]
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "p.png").write_bytes(b"")
+    (tmp_path / "c.html").write_text("")
+    assert [link for _, link, _ in build.check_links(str(tmp_path))] == ["b.html#gone"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=os.path.basename)
+def test_notebook_is_a_tutorial(path):
+    name = os.path.basename(path)
+    link = os.path.join(DOCS, "tutorials", name)
+    assert os.path.islink(link) and os.path.samefile(link, path), f"docs/tutorials/{name} -> ../../{name}"
+    # docs/tutorials/index.md, which lists them, is written at each build from the notebooks found there
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=os.path.basename)
+def test_notebook_outputs_come_from_its_current_code(path):
+    """The site renders the committed outputs: they must be those of the code as it is (re-run
+    `python docs/execute_notebooks.py NAME.ipynb` after changing a cell)."""
+    import nbformat
+    nb = nbformat.read(path, as_version=4)
+    meta = nb.metadata.get("jaxbandit")
+    assert meta, "not executed by docs/execute_notebooks.py"
+    assert meta["code_hash"] == execute_notebooks.code_hash(nb), "a cell changed since the outputs were made"
+    assert meta["setting"] in ("full", "quick")
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code[0].outputs == [], "the install cell's output (a local path) is not kept"
+    assert all(c.execution_count for c in code[1:]), "every cell after the install cell ran"
+    errors = [o for c in code for o in c.outputs if o.output_type == "error"]
+    assert errors == []
+    assert any(o.get("data", {}).get("image/png") for c in code for o in c.outputs), "a figure was drawn"
+
+
+def test_code_hash_ignores_the_install_cell_and_sees_any_other_change():
+    import nbformat
+    nb = nbformat.read(NOTEBOOKS[0], as_version=4)
+    before = execute_notebooks.code_hash(nb)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    code[0].source += "\n# another version"
+    assert execute_notebooks.code_hash(nb) == before
+    code[-1].source += " "
+    assert execute_notebooks.code_hash(nb) != before
+
+
+def test_notebook_json_is_as_nbformat_writes_it():
+    """Executed notebooks are written by nbformat (indent 1): a diff of a re-execution shows only outputs."""
+    for path in NOTEBOOKS:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        assert text.startswith('{\n "cells": ['), os.path.basename(path)
+        json.loads(text)
