@@ -1,2 +1,2 @@
 """The version of jaxbandit: the one place it is written (pyproject.toml reads it, saved results record it)."""
-__version__ = "0.4.0"
+__version__ = "0.5.0"
