@@ -12,6 +12,7 @@ passes; the time and the number of pages are printed.
 import argparse
 import html.parser
 import os
+import shutil
 import sys
 import time
 import urllib.parse
@@ -47,7 +48,9 @@ def _parse(path, cache):
 def check_links(site: str) -> list:
     """Every internal link of the built site that does not resolve: (page, link, why)."""
     bad, cache = [], {}
-    pages = [os.path.join(d, f) for d, _, files in os.walk(site) for f in files if f.endswith(".html")]
+    # the pages; _static/ holds the theme's assets, among them Jinja macro files named .html that are no pages
+    pages = [os.path.join(d, f) for d, _, files in os.walk(site) for f in files if f.endswith(".html")
+             and os.path.relpath(d, site).split(os.sep)[0] != "_static"]
     for page in pages:
         for link in _parse(page, cache).links:
             parts = urllib.parse.urlsplit(link)
@@ -69,6 +72,13 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=os.path.join(DOCS, "_build", "html"), help="output folder")
     args = parser.parse_args(argv)
+    # A fresh folder, so no page of an earlier build is checked (or shipped) with this one: only a folder that an
+    # earlier build wrote (it holds Sphinx's .buildinfo) is emptied; any other non-empty folder is refused.
+    if os.path.isdir(args.out) and os.listdir(args.out):
+        if not os.path.exists(os.path.join(args.out, ".buildinfo")):
+            parser.error(f"--out {args.out!r} is a folder with files that no Sphinx build wrote: give an empty or new "
+                         "folder, or an earlier build's")
+        shutil.rmtree(args.out)
     from sphinx.cmd.build import build_main
     start = time.perf_counter()
     status = build_main(["-E", "-W", "--keep-going", "-n", "-q", "-b", "html", DOCS, args.out])

@@ -91,3 +91,10 @@ def test_notebook_json_is_as_nbformat_writes_it():
             text = f.read()
         assert text.startswith('{\n "cells": ['), os.path.basename(path)
         json.loads(text)
+
+
+def test_build_refuses_an_output_folder_it_did_not_write(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(SystemExit) as e:
+        build.main(["--out", str(tmp_path)])
+    assert e.value.code == 2 and (tmp_path / "notes.txt").exists()
