@@ -98,3 +98,20 @@ def test_build_refuses_an_output_folder_it_did_not_write(tmp_path):
     with pytest.raises(SystemExit) as e:
         build.main(["--out", str(tmp_path)])
     assert e.value.code == 2 and (tmp_path / "notes.txt").exists()
+
+
+def test_missing_names_finds_a_public_name_the_reference_lacks(tmp_path, monkeypatch):
+    import zlib
+    monkeypatch.setattr(apigen, "PAGES", [("utilities", "Utilities", "", ["jaxbandit.checks"])])
+    names = apigen.public_names("jaxbandit.checks")
+    assert len(names) > 3
+
+    def inventory(documented):
+        lines = "".join(f"jaxbandit.checks.{n} py:function 1 api/utilities.html#$ -\n" for n in documented)
+        path = tmp_path / "objects.inv"
+        path.write_bytes(b"# Sphinx inventory version 2\n# Project: x\n# Version: 1\n"
+                         b"# The remainder of this file is compressed using zlib.\n" + zlib.compress(lines.encode()))
+        return str(path)
+
+    assert apigen.missing_names(inventory(names)) == []
+    assert apigen.missing_names(inventory(names[1:])) == [f"jaxbandit.checks.{names[0]}"]
