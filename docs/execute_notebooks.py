@@ -7,12 +7,14 @@ Each notebook runs top to bottom in its own folder, in its full setting (``--qui
 JAXBANDIT_QUICK=1), and is written back with its outputs and, in its metadata, what produced them: the jaxbandit
 version, the setting, the seconds it took and a hash of its code (`code_hash`). tests/test_docs.py checks that
 every notebook's outputs come from its current code, so a changed cell without a re-execution fails the tests.
-The install cell's output (a local path) is not kept, nor are execution time stamps.
+The install cell's output (a local path) is not kept, nor are execution time stamps, nor the progress bars'
+lines (one per update where no widgets are installed).
 """
 import argparse
 import glob
 import hashlib
 import os
+import re
 import sys
 import time
 
@@ -23,6 +25,25 @@ def code_hash(nb) -> str:
     """SHA-256 of the code cells' sources after the install cell (which the install-cell sync rewrites)."""
     cells = [c for c in nb.cells if c.cell_type == "code"][1:]
     return hashlib.sha256("\n\0".join(c.source for c in cells).encode()).hexdigest()
+
+
+# What a progress bar writes to stderr where no widgets are installed: every update as a line of text
+_PROGRESS = re.compile(r"^.*(\|[^|]*\| *[\d.]+[kMG]?/[\d.]+[kMG]? \[|TqdmWarning|from \.autonotebook import).*$")
+
+
+def clean_outputs(nb) -> None:
+    """Drop the progress bars' lines from stderr (the rendered page would show every update of every bar); keep
+    every other line, warnings included."""
+    for cell in (c for c in nb.cells if c.cell_type == "code"):
+        kept = []
+        for out in cell.outputs:
+            if out.output_type == "stream" and out.name == "stderr":
+                lines = [l for l in out.text.replace("\r", "\n").splitlines() if l.strip() and not _PROGRESS.match(l)]
+                if not lines:
+                    continue
+                out.text = "\n".join(lines) + "\n"
+            kept.append(out)
+        cell.outputs = kept
 
 
 def execute(path: str, quick: bool, timeout: int, out: str | None = None) -> float:
@@ -40,6 +61,7 @@ def execute(path: str, quick: bool, timeout: int, out: str | None = None) -> flo
         for k, v in saved.items():
             os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
     seconds = time.perf_counter() - start
+    clean_outputs(nb)
     code = [c for c in nb.cells if c.cell_type == "code"]
     code[0].outputs, code[0].execution_count = [], None
     from jaxbandit.version import __version__

@@ -162,6 +162,9 @@ def run_it(name: str, repo: str = REPO) -> str:
                                      f"main/notebooks/{name})")
 
 
+CELL_METADATA = {"cellView": "form", "tags": ["hide-input"]}
+
+
 def _source(text: str) -> list:
     return text.splitlines(keepends=True)  # a cell's source as nbformat stores it: a list of lines
 
@@ -183,11 +186,13 @@ def sync(paths=None, write: bool = False) -> list:
             raise SystemExit(f"{path}: its first markdown cell has no paragraph starting with {RUN_IT_START}")
         end = md.find("\n\n", start)
         md = md[:start] + run_it(os.path.basename(path)) + ("" if end < 0 else md[end:])
-        if "".join(code["source"]) == cell and "".join(intro["source"]) == md:
+        # Colab shows the cell as its title (a form); the documentation shows it folded (myst-nb's hide-input)
+        metadata = {**code.get("metadata", {}), **CELL_METADATA}
+        if "".join(code["source"]) == cell and "".join(intro["source"]) == md and code.get("metadata") == metadata:
             continue
         changed.append(path)
         if write:
-            code["source"], intro["source"] = _source(cell), _source(md)
+            code["source"], intro["source"], code["metadata"] = _source(cell), _source(md), metadata
             out = json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False, separators=(",", ": "))
             with open(path, "w", encoding="utf-8", newline="\n") as f:
                 f.write(out + ("\n" if text.endswith("\n") else ""))
