@@ -140,7 +140,16 @@ def _write_tutorials_index(app):
             f.write(text)
 
 
+def _skip_namedtuple_aliases(app, what, name, obj, skip, options):
+    """A NamedTuple's fields are listed with their class (its signature and docstring); the attributes that
+    namedtuple generates for them say only "Alias for field number N"."""
+    if (getattr(obj, "__doc__", None) or "").startswith("Alias for field number"):
+        return True
+    return None
+
+
 def setup(app):
+    app.connect("autodoc-skip-member", _skip_namedtuple_aliases)
     app.connect("builder-inited", _write_tutorials_index)
     app.connect("builder-inited", _write_api_pages)
     app.connect("autodoc-process-docstring", _escape_docstring)

@@ -17,8 +17,8 @@ Public API::
 Layers (docs/DESIGN.md): `random` and `mechanisms` (run-time privacy mechanisms) below the components (`envs`,
 `privatizers`, `policies`, each private one with its `accounting.Accountant`); the pure `engine` over component
 objects; `spec` (names resolved and validated once); the drivers (`simulate`, `sweep`, `gradients`, `tune`); the
-`audit`s above; `comparison.frontier` over them all. Importing jaxbandit turns on JAX's persistent compilation
-cache in ~/.cache/jaxbandit/xla (`compilation_cache`; ``JAXBANDIT_COMPILATION_CACHE=0`` keeps it off).
+audits (`audit`) above; `comparison.frontier` over them all. Importing jaxbandit turns on JAX's persistent
+compilation cache in ~/.cache/jaxbandit/xla (`compilation_cache`; ``JAXBANDIT_COMPILATION_CACHE=0`` keeps it off).
 """
 from jaxbandit.version import __version__  # noqa: E402
 

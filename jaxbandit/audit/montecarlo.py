@@ -58,7 +58,9 @@ class Audit(NamedTuple):
       features: ``(key, side) -> float[F]``: one trial on neighbour ``side`` (a traced int32, 0 or 1), jittable.
       exact: the exact level of this output on these neighbours (same kind as the claim) where it can be computed
         (from exact output probabilities), else ``None``.
-      neighbours, output, source: what the two inputs are, what is observed, and the paper result behind the claim.
+      neighbours: what the two inputs are.
+      output: what is observed.
+      source: the paper result behind the claim.
       categorical: the features are codes of a discrete output (compare outputs, not thresholds of codes).
       trials: default number of test trials per side (selection uses a quarter more, held out).
       tight: for tight mechanisms, the fraction of the claim the lower bound reaches at the default trials
