@@ -104,13 +104,20 @@ def _write_api_pages(app):
     apigen.write_pages(os.path.join(app.srcdir, "api"))
 
 
+# The tutorials in reading order: the quickstart, the papers in their order, the frontier that compares them.
+TUTORIALS = ["quickstart", "ldp_mechanisms", "gdp_thompson", "tune_bc", "corrupt_bandits", "dp_ftpl", "heavy_tailed",
+             "frontier"]
+
+
 def _write_tutorials_index(app):
     """docs/tutorials/index.md from the notebooks themselves: each one's title, what it shows (its first
     paragraph), and the setting and time its committed outputs came from (docs/execute_notebooks.py)."""
     import json
     folder = os.path.join(app.srcdir, "tutorials")
     rows, names = [], []
-    for name in sorted(f for f in os.listdir(folder) if f.endswith(".ipynb")):
+    found = {f for f in os.listdir(folder) if f.endswith(".ipynb")}
+    order = [f"{n}.ipynb" for n in TUTORIALS if f"{n}.ipynb" in found] + sorted(found - {f"{n}.ipynb" for n in TUTORIALS})
+    for name in order:
         with open(os.path.join(folder, name), encoding="utf-8") as f:
             nb = json.load(f)
         lines = "".join(nb["cells"][0]["source"]).splitlines()
@@ -121,7 +128,7 @@ def _write_tutorials_index(app):
                 paragraph.append(line.strip())
             elif paragraph:
                 break
-        about = " ".join(paragraph).split(". ")[0].rstrip(".") + "."   # its first sentence
+        about = " ".join(paragraph).split(". ")[0].rstrip(".:") + "."   # its first sentence
         meta = nb["metadata"].get("jaxbandit", {})
         ran = f"{meta['setting']} setting, {meta['seconds']} s" if meta else "not executed"
         rows.append(f"| {{doc}}`{title} <{name[:-len('.ipynb')]}>` | {about} | {ran} |")
