@@ -5,6 +5,7 @@ below; tests/test_docs.py fails on a module that belongs to none, and on a publi
 lacks. An object is documented once, at the first public path a reader meets it by (``jaxbandit.simulate``, not
 ``jaxbandit.simulation.simulate``); later modules that re-export or define it skip it.
 """
+import functools
 import importlib
 import inspect
 import os
@@ -62,12 +63,25 @@ def all_modules() -> list:
                             if not m.name.startswith("jaxbandit.experiments")]
 
 
+@functools.lru_cache(maxsize=None)
+def _source(module_name: str) -> list:
+    """A module's source lines (read once per build)."""
+    return inspect.getsource(importlib.import_module(module_name)).splitlines()
+
+
+def write_if_changed(path: str, text: str) -> None:
+    """Write a generated page only when its text changed: Sphinx then rebuilds only what changed."""
+    if not os.path.exists(path) or open(path, encoding="utf-8").read() != text:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
 def public_names(module_name: str) -> list:
     """A module's public names: its `__all__` (less submodules), else what it defines without a leading _."""
     module = importlib.import_module(module_name)
     if hasattr(module, "__all__"):
         return [n for n in module.__all__ if not inspect.ismodule(getattr(module, n)) and n != "__version__"]
-    source = inspect.getsource(module)
+    source = "\n".join(_source(module_name))
     return [n for n, obj in vars(module).items() if not n.startswith("_") and not inspect.ismodule(obj)
             and (getattr(obj, "__module__", None) == module_name or
                  (n.isupper() and not callable(obj) and re.search(rf"^(\w+, )*{n}(, \w+)*\s*(=|: )", source, re.M)))]
@@ -100,7 +114,7 @@ def _data_without_doc_comment(name, module, skip) -> list:
     explicit entry here, documented by the comment above their definition (or by the module that defines them)."""
     from sphinx.pycode import ModuleAnalyzer
     documented = {attr for (_, attr) in ModuleAnalyzer.for_module(name).find_attr_docs()}
-    source = inspect.getsource(module).splitlines()
+    source = _source(name)
     lines = []
     for n in public_names(name):
         obj = getattr(module, n)
@@ -112,8 +126,7 @@ def _data_without_doc_comment(name, module, skip) -> list:
             comment = inspect.getdoc(obj.__wrapped__).splitlines()
         if not comment:
             origin = _defined_in(n, obj, name)   # re-exported: the defining module's comment
-            comment = _comment_above(inspect.getsource(importlib.import_module(origin)).splitlines(), n) \
-                if origin else []
+            comment = _comment_above(_source(origin), n) if origin else []
         # py:data, not autodata: autodata would show the docstring of the value's type (dict's, tuple's)
         lines += [f".. py:data:: {n}"]   # automodule has set the current module
         if isinstance(obj, (int, float, str)) or (isinstance(obj, tuple) and len(repr(obj)) <= 80 and
@@ -138,7 +151,7 @@ def _defined_in(n, obj, name):
     for _, _, _, modules in PAGES:
         for other in modules:
             if other != name and getattr(importlib.import_module(other), n, None) is obj and \
-                    _comment_above(inspect.getsource(importlib.import_module(other)).splitlines(), n):
+                    _comment_above(_source(other), n):
                 return other
     return None
 
@@ -151,24 +164,13 @@ def _is_value(obj) -> bool:
 def write_pages(folder: str) -> None:
     os.makedirs(folder, exist_ok=True)
     seen = {}
-    toc = []
     for slug, title, intro, modules in PAGES:
-        text = _page(slug, title, intro, modules, seen)
-        path = os.path.join(folder, f"{slug}.md")
-        old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
-        if old != text:   # unchanged pages keep their time stamp: Sphinx rebuilds only what changed
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
-        toc.append(f"api/{slug}")
+        write_if_changed(os.path.join(folder, f"{slug}.md"), _page(slug, title, intro, modules, seen))
     index = ["# API reference", "",
              "Generated from the docstrings at each build. `import jaxbandit as jb` gives the names of the first "
              "page; the others are its subpackages and modules.", "",
-             "```{toctree}", ":maxdepth: 1", ""] + [t.split("/", 1)[1] for t in toc] + ["```", ""]
-    text = "\n".join(index)
-    path = os.path.join(folder, "index.md")
-    if not os.path.exists(path) or open(path, encoding="utf-8").read() != text:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+             "```{toctree}", ":maxdepth: 1", ""] + [slug for slug, *_ in PAGES] + ["```", ""]
+    write_if_changed(os.path.join(folder, "index.md"), "\n".join(index))
 
 
 def _resolve(path: str):

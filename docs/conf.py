@@ -15,6 +15,9 @@ os.environ.setdefault("JAXBANDIT_COMPILATION_CACHE", "0")   # importing for auto
 
 from jaxbandit.version import __version__  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import apigen  # noqa: E402  (docs/apigen.py: the API pages, generated at each build)
+
 project = "jaxbandit"
 author = "the jaxbandit developers"
 copyright = "2026, the jaxbandit developers"
@@ -99,8 +102,6 @@ def _escape_docstring(app, what, name, obj, options, lines):
 
 
 def _write_api_pages(app):
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import apigen
     apigen.write_pages(os.path.join(app.srcdir, "api"))
 
 
@@ -141,10 +142,7 @@ def _write_tutorials_index(app):
         "Each opens in Colab as it is: its first cell installs jaxbandit where it is missing.", "",
         "| notebook | what it shows | outputs from |", "|---|---|---|", *rows, "",
         "```{toctree}", ":hidden:", "", *names, "```", ""])
-    path = os.path.join(folder, "index.md")
-    if not os.path.exists(path) or open(path, encoding="utf-8").read() != text:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+    apigen.write_if_changed(os.path.join(folder, "index.md"), text)
 
 
 def _skip_namedtuple_aliases(app, what, name, obj, skip, options):
