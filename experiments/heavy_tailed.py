@@ -226,7 +226,7 @@ def _upper_bounds(ax, means, res, name, eps):
     except theory.NotApplicable as err:  # e.g. DPRUCB's bonus 18 with the corrected tree: said, not drawn
         plotting.bound_note(ax, f"{which}: not proved at these constants:\n{str(err).split(', what')[0]} "
                                 "(its Lemma 3)" if name == "dp-rucb" else f"{which}: not proved here",
-                            corner="lower right", color=COLORS[name])
+                            corner="below", color=COLORS[name])
         return
     t, values = [], []
     for x in res.t[res.t >= 2].astype(np.float64):
@@ -235,7 +235,7 @@ def _upper_bounds(ax, means, res, name, eps):
             t.append(x)
         except theory.NotApplicable:
             continue
-    plotting.draw_bound(ax, t, values, which, color=COLORS[name], corner="lower right")
+    plotting.draw_bound(ax, t, values, which, color=COLORS[name], corner="below")
 
 
 def _central_figure(fig_id, results, out_dir):

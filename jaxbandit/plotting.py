@@ -85,7 +85,7 @@ def draw_bound(ax, x, values, label: str, *, kind: str = "upper", asymptotic: bo
     where the theorem is a rate or a liminf (no finite-T guarantee), and its value at the last x. A lower bound
     below the data widens the axis down to it (the gap is the point); a bound entirely above the panel (the usual
     case of a vacuous one) is said in words in the panel's corner instead of a line nobody sees (``corner``: "upper
-    left" or "lower right", away from the legend). On a log axis, values ≤ 0 are left out. Nothing is drawn
+    left", "lower right" or "below", away from the legend and the data; see `bound_note`). On a log axis, values ≤ 0 are left out. Nothing is drawn
     inside ``bounds_shown(False)``. Returns the line, the text or None."""
     if kind not in ("upper", "lower"):
         raise ValueError(f"kind={kind!r} must be 'upper' or 'lower'")
@@ -108,17 +108,26 @@ def draw_bound(ax, x, values, label: str, *, kind: str = "upper", asymptotic: bo
     return line
 
 
+_NOTE_PLACES = {  # corner: (x, y of the first note, step to the next, ha, va), in axes coordinates
+    "upper left": (0.02, 0.97, -0.09, "left", "top"),
+    "lower right": (0.98, 0.03, 0.09, "right", "bottom"),
+    "below": (0.0, -0.17, -0.11, "left", "top"),   # under the x label: never over the data (one row of panels)
+}
+
+
 def bound_note(ax, text: str, *, corner: str = "upper left", color="0.3"):
     """A bound said in words in a corner of the panel (stacked under the previous ones): one above the panel, or
-    one that does not apply to what the panel shows and says why. Nothing inside ``bounds_shown(False)``."""
+    one that does not apply to what the panel shows and says why. ``corner``: "upper left", "lower right" or
+    "below" (under the panel, for panels whose data can reach every corner). Nothing inside
+    ``bounds_shown(False)``."""
+    if corner not in _NOTE_PLACES:
+        raise ValueError(f"corner={corner!r} must be one of {sorted(_NOTE_PLACES)}")
     if not bounds_on():
         return None
     notes = getattr(ax, "_jaxbandit_bound_notes", 0)
     ax._jaxbandit_bound_notes = notes + 1
-    upper = corner == "upper left"
-    return ax.text(0.02 if upper else 0.98, 0.97 - 0.09 * notes if upper else 0.03 + 0.09 * notes, text,
-                   transform=ax.transAxes, ha="left" if upper else "right", va="top" if upper else "bottom",
-                   fontsize=7, color=color)
+    x, y, step, ha, va = _NOTE_PLACES[corner]
+    return ax.text(x, y + step * notes, text, transform=ax.transAxes, ha=ha, va=va, fontsize=7, color=color)
 
 
 def save(fig, path):

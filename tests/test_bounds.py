@@ -446,6 +446,10 @@ def test_draw_bound_lines_notes_and_hiding():
     assert lower.get_linestyle() == ":" and ax.get_ylim()[0] <= -49  # widened down to the lower bound
     said = plotting.bound_note(ax, "Theorem W: not proved here", corner="lower right")
     assert said.get_position()[0] == 0.98 and said.get_text() == "Theorem W: not proved here"
+    first, second = (plotting.bound_note(ax, f"note {i}", corner="below") for i in range(2))
+    assert first.get_position()[1] < 0 and second.get_position()[1] < first.get_position()[1]  # stacked downward
+    with pytest.raises(ValueError, match="corner='middle' must be one of"):
+        plotting.bound_note(ax, "nowhere", corner="middle")
     with plotting.bounds_shown(False):
         assert not plotting.bounds_on() and plotting.draw_bound(ax, t, t, "hidden") is None
         assert plotting.bound_note(ax, "hidden") is None
