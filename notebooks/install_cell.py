@@ -29,9 +29,9 @@ TEMPLATE = r'''
 # (Colab shows this cell as its title; the code below runs all the same.)
 # Installs jaxbandit where it is missing, e.g. in a fresh Colab runtime; where it is installed, it does nothing.
 # No editing needed: it tries the package index (jaxbandit==VERSION, the release these notebooks are written for),
-# then the project's git repository (GIT_URL), then the newest wheel jaxbandit-*.whl uploaded to the working folder
-# or /content. It never replaces the runtime's jax (in Colab an accelerator build): pip keeps jax, jaxlib and their
-# plugins as they are, or fails. To install from elsewhere, set JAXBANDIT_SOURCE (or the environment variable of
+# then the project's git repository (GIT_URL: its tag vVERSION, else its default branch), then the newest wheel
+# jaxbandit-*.whl uploaded to the working folder or /content. It never replaces the runtime's jax (in Colab an
+# accelerator build): pip keeps jax, jaxlib and their plugins as they are, or fails. To install from elsewhere, set JAXBANDIT_SOURCE (or the environment variable of
 # that name, which wins) to a git URL "git+https://github.com/OWNER/REPO.git@TAG", a wheel (.whl), an archive (.zip,
 # .tar.gz) or a checkout folder (holding pyproject.toml).
 JAXBANDIT_SOURCE = ""
@@ -48,8 +48,10 @@ def pip_install(target, pins):
     return out.returncode == 0, [line.strip() for line in (out.stdout + out.stderr).splitlines() if line.strip()]
 
 
-def release(version):  # "0.10.2rc1" -> (0, 10, 2): enough to compare with JAX_MIN
-    return tuple(int(n) for n in re.match(r"\d+(\.\d+)*", version).group().split("."))
+def release(version):  # "0.10.2" -> (0, 10, 2, 1); a pre-release ("0.8.0rc1", "0.8.0.dev0") sorts below its release
+    numbers, rest = re.match(r"(\d+(?:\.\d+)*)(.*)", version).groups()
+    padded = [int(n) for n in numbers.split(".")] + [0, 0, 0]
+    return tuple(padded[:3]) + (0 if re.match(r"\.?(a|b|c|rc|alpha|beta|dev|pre)", rest) else 1,)
 
 
 spec = importlib.util.find_spec("jaxbandit")
@@ -77,10 +79,14 @@ else:
             if os.path.isfile(source) and not archive:
                 raise ValueError(f"JAXBANDIT_SOURCE={source!r} is a file but not a wheel (.whl) or archive "
                                  "(.zip, .tar.gz)")
-        attempts = [("JAXBANDIT_SOURCE", source)]
+        # a local path as an absolute one: pip takes a bare "jaxbandit" (a clone in /content) for a package's name
+        local = not source.startswith(("git+", "http://", "https://"))
+        attempts = [("JAXBANDIT_SOURCE", os.path.abspath(source) if local else source)]
     else:
         wheels = {os.path.abspath(w) for w in glob.glob("jaxbandit-*.whl") + glob.glob("/content/jaxbandit-*.whl")}
-        attempts = [("the package index", f"jaxbandit=={VERSION}"), ("the git repository", GIT_URL),
+        attempts = [("the package index", f"jaxbandit=={VERSION}"),
+                    ("the git repository's tag", f"{GIT_URL}@v{VERSION}"),   # the release these notebooks are for
+                    ("the git repository's default branch", GIT_URL),        # where no tag was made
                     ("an uploaded wheel", max(wheels, key=os.path.getmtime) if wheels else None)]
     # The runtime's jax, jaxlib and plugins (jax-cuda12-plugin, jax-cuda12-pjrt, libtpu, ...) are pinned at their
     # installed versions, so pip keeps them or fails; an older jax than jaxbandit needs is refused here, before pip.
@@ -88,7 +94,7 @@ else:
     for dist in importlib.metadata.distributions():
         name = re.sub(r"[-_.]+", "-", dist.metadata["Name"] or "").lower()
         if re.fullmatch(r"jax|jaxlib|jax-(cuda|rocm)\d+-\w+|libtpu(-\w+)?", name):
-            runtime_jax[name] = dist.version
+            runtime_jax.setdefault(name, dist.version)  # the first found is the one imported
     if "jax" in runtime_jax and release(runtime_jax["jax"]) < release(JAX_MIN):
         raise RuntimeError(f"this runtime's jax {runtime_jax['jax']} is older than jaxbandit needs (jax>={JAX_MIN}), "
                            "and this cell does not replace it: upgrade it for the runtime's accelerator first (!pip "

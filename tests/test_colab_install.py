@@ -92,14 +92,16 @@ RUNTIME_JAX = {"jax": "0.10.2", "jaxlib": "0.10.2"}
 def _run_cell(monkeypatch, tmp_path, *, installed=False, source=None, variable="", succeed=(), jax=None,
               cell=INSTALL):
     """Execute the install cell in tmp_path with jaxbandit (not) importable, the installed distributions ``jax``
-    (name -> version) and pip recorded: a pip call succeeds when its target contains one of ``succeed``. Returns the
+    (name -> version) and pip recorded: a pip call succeeds when its target is one of ``succeed`` (".whl": any
+    wheel; "": anything). Returns the
     calls, each as {"argv", "target", "pins" (the constraints file's lines), "env"}."""
     import importlib.util as iu
     calls = []
     real_find_spec = iu.find_spec
     monkeypatch.setattr(iu, "find_spec", lambda name, *a: real_find_spec(name, *a)
                         if installed or name != "jaxbandit" else None)
-    dists = [_Dist(n, v) for n, v in (RUNTIME_JAX if jax is None else jax).items()]
+    jax = RUNTIME_JAX if jax is None else jax
+    dists = [_Dist(n, v) for n, v in (jax.items() if isinstance(jax, dict) else jax)]   # or (name, version) pairs
     monkeypatch.setattr(importlib.metadata, "distributions", lambda: iter(dists))
 
     def pip(argv, **kwargs):
@@ -107,7 +109,7 @@ def _run_cell(monkeypatch, tmp_path, *, installed=False, source=None, variable="
         with open(argv[argv.index("-c") + 1]) as f:
             pins = f.read().splitlines()
         calls.append({"argv": argv, "target": argv[-1], "pins": pins, "env": kwargs.get("env")})
-        ok = any(s in argv[-1] for s in succeed)
+        ok = any(s in ("", argv[-1]) or (s == ".whl" and argv[-1].endswith(s)) for s in succeed)
         err = "" if ok else (f"  fatal: unable to access '{argv[-1]}': Could not resolve host\nerror: subprocess-exited"
                              if argv[-1].startswith("git+") else
                              f"ERROR: Could not find a version that satisfies the requirement {argv[-1]}\n"
@@ -125,6 +127,7 @@ def _run_cell(monkeypatch, tmp_path, *, installed=False, source=None, variable="
 
 
 INDEX, GIT = f"jaxbandit=={__version__}", VALUES["GIT_URL"]
+GIT_TAG = f"{GIT}@v{__version__}"
 
 
 def test_installed_does_nothing(monkeypatch, tmp_path, capsys):
@@ -138,15 +141,21 @@ def test_tries_the_index_first(monkeypatch, tmp_path, capsys):
     assert "installed jaxbandit from the package index" in capsys.readouterr().out
 
 
-def test_then_the_git_repository(monkeypatch, tmp_path, capsys):
-    calls = _run_cell(monkeypatch, tmp_path, succeed=[GIT])
-    assert [c["target"] for c in calls] == [INDEX, GIT]
-    assert GIT.startswith("git+https://") and "@" not in GIT.removeprefix("git+https://")  # no ref: see the report
+def test_then_the_git_repository_at_the_release_tag(monkeypatch, tmp_path, capsys):
+    calls = _run_cell(monkeypatch, tmp_path, succeed=[GIT_TAG])
+    assert [c["target"] for c in calls] == [INDEX, GIT_TAG]   # the release these notebooks are written for
+    assert GIT.startswith("git+https://") and "@" not in GIT.removeprefix("git+https://")
     assert all(c["env"]["GIT_TERMINAL_PROMPT"] == "0" for c in calls)  # a missing repository fails, never prompts
     out = capsys.readouterr().out
     # the index's failure, expected until jaxbandit is published, is one line
     assert f"not installed from the package index ({INDEX}): ERROR: Could not find a version" in out
-    assert out.count("\n") == 2 and "installed jaxbandit from the git repository" in out
+    assert out.count("\n") == 2 and "installed jaxbandit from the git repository's tag" in out
+
+
+def test_then_the_git_repositorys_default_branch(monkeypatch, tmp_path, capsys):
+    calls = _run_cell(monkeypatch, tmp_path, succeed=[GIT])   # no tag v<VERSION> in the repository
+    assert [c["target"] for c in calls] == [INDEX, GIT_TAG, GIT]
+    assert "installed jaxbandit from the git repository's default branch" in capsys.readouterr().out
 
 
 def test_then_the_newest_uploaded_wheel(monkeypatch, tmp_path, capsys):
@@ -155,7 +164,7 @@ def test_then_the_newest_uploaded_wheel(monkeypatch, tmp_path, capsys):
         wheel.write_bytes(b"")
         os.utime(wheel, (1e9 + i, 1e9 + i))
     calls = _run_cell(monkeypatch, tmp_path, succeed=[".whl"])
-    assert [c["target"] for c in calls] == [INDEX, GIT, str(old)]
+    assert [c["target"] for c in calls] == [INDEX, GIT_TAG, GIT, str(old)]
     out = capsys.readouterr().out
     assert "not installed from the git repository" in out and "fatal: unable to access" in out
     assert f"installed jaxbandit from an uploaded wheel: {old}" in out
@@ -165,7 +174,8 @@ def test_all_failing_says_what_was_tried_and_how_to_fix(monkeypatch, tmp_path):
     with pytest.raises(RuntimeError) as no_wheel:
         _run_cell(monkeypatch, tmp_path)
     message = str(no_wheel.value)
-    for tried in (f"the package index ({INDEX})", f"the git repository ({GIT})",
+    for tried in (f"the package index ({INDEX})", f"the git repository's tag ({GIT_TAG})",
+                  f"the git repository's default branch ({GIT})",
                   f"an uploaded wheel: no jaxbandit-*.whl in {tmp_path}"):
         assert tried in message, message
     assert "pip wheel --no-deps ." in message and "JAXBANDIT_SOURCE" in message
@@ -180,10 +190,14 @@ def test_constraints_pin_the_runtimes_jax(monkeypatch, tmp_path):
                "jax-cuda13-plugin": "0.8.1", "libtpu": "0.0.21", "numpy": "2.0.0", "jaxtyping": "0.2.36",
                "optax": "0.2.4", "jax-md": "0.2.8"}
     calls = _run_cell(monkeypatch, tmp_path, jax=runtime, succeed=[GIT])
+    assert len(calls) == 3
     for call in calls:
-        assert call["argv"][4:7] == ["-q", "-c", call["argv"][6]]
         assert call["pins"] == ["jax==0.8.1", "jax-cuda12-pjrt==0.8.1", "jax-cuda12-plugin==0.8.1",
                                 "jax-cuda13-plugin==0.8.1", "jaxlib==0.8.1", "libtpu==0.0.21"]
+    # a distribution found twice (a shadowed copy further down sys.path): the first, which is imported, is pinned
+    twice = [("jax", "0.10.2"), ("jaxlib", "0.10.2"), ("jax", "0.9.0")]
+    assert _run_cell(monkeypatch, tmp_path, jax=twice, succeed=[INDEX])[0]["pins"] == ["jax==0.10.2",
+                                                                                      "jaxlib==0.10.2"]
     # no jax in the runtime: nothing to keep, pip installs jaxbandit's
     assert _run_cell(monkeypatch, tmp_path, jax={"numpy": "2.0.0"}, succeed=[INDEX])[0]["pins"] == []
 
@@ -197,6 +211,12 @@ def test_an_older_jax_than_needed_is_refused_before_pip(monkeypatch, tmp_path):
         _run_cell(monkeypatch, tmp_path, jax={"jax": "0.4.38"}, source="git+https://example.org/x.git")
     # versions compare as numbers (0.10 > 0.8), and the minimum is the rendered one, from pyproject.toml
     assert _run_cell(monkeypatch, tmp_path, jax={"jax": "0.10.0rc1"}, succeed=[INDEX])
+    # a pre-release of the minimum is older than it (pip's order): refused here, not by pip's resolver
+    for pre in ("0.8.0rc1", "0.8.dev0", "0.8.0.dev3", "0.8b2"):
+        with pytest.raises(RuntimeError, match=f"jax {re.escape(pre)} is older"):
+            _run_cell(monkeypatch, tmp_path, jax={"jax": pre}, succeed=[INDEX])
+    assert _run_cell(monkeypatch, tmp_path, jax={"jax": "0.8"}, succeed=[INDEX])          # 0.8 == 0.8.0
+    assert _run_cell(monkeypatch, tmp_path, jax={"jax": "0.8.0.post1"}, succeed=[INDEX])  # a post-release is newer
     later = install_cell.render({**VALUES, "JAX_MIN": "0.11"})
     with pytest.raises(RuntimeError, match=r"jax 0\.10\.2 is older than jaxbandit needs \(jax>=0\.11\)"):
         _run_cell(monkeypatch, tmp_path, cell=later)
@@ -213,7 +233,8 @@ def test_does_not_mistake_a_cloned_checkout_for_an_install(tmp_path):
               "'', '')\n"
               f"exec(compile({INSTALL!r}, 'install', 'exec'), {{}})\n"
               "print('pip:', calls)\n")
-    for env, target in (({"JAXBANDIT_SOURCE": "jaxbandit"}, "jaxbandit"), ({}, INDEX)):
+    # the clone given as JAXBANDIT_SOURCE goes to pip as an absolute path: pip reads a bare "jaxbandit" as a name
+    for env, target in (({"JAXBANDIT_SOURCE": "jaxbandit"}, str(tmp_path / "jaxbandit")), ({}, INDEX)):
         out = subprocess.run([sys.executable, "-S", "-E", "-c", script], cwd=tmp_path, capture_output=True,
                              text=True, env=env, timeout=60)
         assert out.returncode == 0, out.stderr
@@ -276,8 +297,9 @@ print(json.dumps(out))
 def test_the_cell_for_real_in_a_fresh_venv(tmp_path_factory, tmp_path):
     """A fresh venv with jax and jaxlib installed first (standing for the runtime's accelerator build), the wheel of
     this checkout copied into the working folder (as an upload to /content), and the notebooks' cell run there by
-    the venv's python: the index fails (jaxbandit is not published), git fails fast (no network to GitHub, no
-    prompt), the wheel installs; jaxbandit then imports and simulates in a new process, and jax and jaxlib are the
+    the venv's python. The cell is rendered with a version never published and a git URL that cannot exist, so that
+    the index and both git attempts fail here whatever is published or reachable (they fail fast, without a
+    prompt); the wheel installs. jaxbandit then imports and simulates in a new process, and jax and jaxlib are the
     very distributions installed before (same version, same RECORD file, never reinstalled). About 1 to 2 minutes
     with a warm pip cache."""
     from tests import packaging_helpers as ph
@@ -290,13 +312,17 @@ def test_the_cell_for_real_in_a_fresh_venv(tmp_path_factory, tmp_path):
     shutil.copy(wheel, work)
 
     start = time.perf_counter()
-    cell = ph.run([python, "-c", INSTALL], cwd=work, timeout=900)
+    unpublished, nowhere = "0.0.0.dev0", "git+file:///nonexistent/jaxbandit.git"
+    rendered = install_cell.render({**VALUES, "VERSION": unpublished, "GIT_URL": nowhere})
+    cell = ph.run([python, "-c", rendered], cwd=work, timeout=900)
     seconds = time.perf_counter() - start
     print(cell.stdout, f"the cell took {seconds:.0f} s", sep="\n")
     lines = cell.stdout.splitlines()
-    assert lines[0].startswith(f"not installed from the package index ({INDEX}): ERROR:"), cell.stdout
-    assert lines[1].startswith(f"not installed from the git repository ({GIT}): "), cell.stdout
-    assert lines[2].startswith(f"installed jaxbandit from an uploaded wheel: {work / os.path.basename(wheel)}"), \
+    assert lines[0].startswith(f"not installed from the package index (jaxbandit=={unpublished}): ERROR:"), cell.stdout
+    assert lines[1].startswith(f"not installed from the git repository's tag ({nowhere}@v{unpublished}): "), \
+        cell.stdout
+    assert lines[2].startswith(f"not installed from the git repository's default branch ({nowhere}): "), cell.stdout
+    assert lines[3].startswith(f"installed jaxbandit from an uploaded wheel: {work / os.path.basename(wheel)}"), \
         cell.stdout
 
     check = ("import jaxbandit as jb; r = jb.simulate('bernoulli', 'thompson', env_params={'means': [0.3, 0.7]}, "
@@ -305,25 +331,3 @@ def test_the_cell_for_real_in_a_fresh_venv(tmp_path_factory, tmp_path):
     assert ran.stdout.startswith(str(tmp_path / "venv")) and f" {__version__} (2,)" in ran.stdout, ran.stdout
     after = json.loads(ph.run([python, "-c", SNAPSHOT], cwd=work).stdout)
     assert after == before, (before, after)
-
-
-# ------------------------------------------------------------------------------------ code in the notebooks' text
-
-def fenced_blocks(markdown: str) -> list:
-    """The fenced Python code blocks (```python or ```) of a markdown text."""
-    return re.findall(r"```(?:python|py)?\n(.*?)```", markdown, flags=re.S)
-
-
-def test_fenced_block_extraction():
-    text = "intro\n```python\nx = 1\n```\ntext `inline`\n```\ny = 2\n```\n```bash\nls\n```"
-    assert fenced_blocks(text) == ["x = 1\n", "y = 2\n"]
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=os.path.basename)
-def test_code_blocks_in_notebook_markdown_run(path, tmp_path):
-    """Every fenced code block in a notebook's markdown cells runs (none today: then nothing to run)."""
-    for block in (b for md in _cells(path, "markdown") for b in fenced_blocks(md)):
-        out = subprocess.run([sys.executable, "-c", block], cwd=tmp_path, capture_output=True, text=True,
-                             timeout=600, env={**os.environ, "JAXBANDIT_QUICK": "1", "MPLBACKEND": "Agg"})
-        assert out.returncode == 0, f"{block}\n{out.stderr[-2000:]}"
