@@ -27,21 +27,29 @@ def code_hash(nb) -> str:
     return hashlib.sha256("\n\0".join(c.source for c in cells).encode()).hexdigest()
 
 
-# What a progress bar writes to stderr where no widgets are installed: every update as a line of text
-_PROGRESS = re.compile(r"^.*(\|[^|]*\| *[\d.]+[kMG]?/[\d.]+[kMG]? \[|TqdmWarning|from \.autonotebook import).*$")
+# A progress bar's text (tqdm without widgets redraws it with \r, and a warning may start on the bar's line); and
+# tqdm's own notices that it fell back to text
+_BAR = re.compile(r"[^\r\n|]*\d+%\|[^|\n]*\|[^\r\n\[]*\[[^\]\r\n]*\]")
+_NOTICE = re.compile(r"^.*(TqdmWarning: IProgress not found|from \.autonotebook import tqdm).*$")
 
 
 def clean_outputs(nb) -> None:
-    """Drop the progress bars' lines from stderr (the rendered page would show every update of every bar); keep
-    every other line, warnings included."""
+    """Drop the progress bars from stderr (the rendered page would show every update of every bar) and keep every
+    other character, warnings included, even one written on a bar's line."""
     for cell in (c for c in nb.cells if c.cell_type == "code"):
         kept = []
         for out in cell.outputs:
             if out.output_type == "stream" and out.name == "stderr":
-                lines = [l for l in out.text.replace("\r", "\n").splitlines() if l.strip() and not _PROGRESS.match(l)]
-                if not lines:
+                lines = []
+                for line in out.text.split("\n"):
+                    rest = _BAR.sub("", line).replace("\r", "")
+                    if _NOTICE.match(rest) or (not rest.strip() and rest != line):
+                        continue   # tqdm's notice, or a line that held bars only
+                    lines.append(rest)
+                text = "\n".join(lines)
+                if not text.strip():
                     continue
-                out.text = "\n".join(lines) + "\n"
+                out.text = text
             kept.append(out)
         cell.outputs = kept
 
