@@ -69,6 +69,11 @@ def _source(module_name: str) -> list:
     return inspect.getsource(importlib.import_module(module_name)).splitlines()
 
 
+def _defines(n: str):
+    """A line that assigns n at module level: ``N = ...``, ``N: type = ...`` or ``A, N = ...``."""
+    return re.compile(rf"^(\w+, )*{n}(, \w+)*\s*(=|: )", re.M)
+
+
 def write_if_changed(path: str, text: str) -> None:
     """Write a generated page only when its text changed: Sphinx then rebuilds only what changed."""
     if not os.path.exists(path) or open(path, encoding="utf-8").read() != text:
@@ -84,7 +89,7 @@ def public_names(module_name: str) -> list:
     source = "\n".join(_source(module_name))
     return [n for n, obj in vars(module).items() if not n.startswith("_") and not inspect.ismodule(obj)
             and (getattr(obj, "__module__", None) == module_name or
-                 (n.isupper() and not callable(obj) and re.search(rf"^(\w+, )*{n}(, \w+)*\s*(=|: )", source, re.M)))]
+                 (n.isupper() and not callable(obj) and _defines(n).search(source)))]
 
 
 def _page(slug, title, intro, modules, seen) -> str:
@@ -138,7 +143,7 @@ def _data_without_doc_comment(name, module, skip) -> list:
 
 def _comment_above(source, n) -> list:
     for i, line in enumerate(source):
-        if re.match(rf"^(\w+, )*{n}(, \w+)*\s*(=|: )", line):
+        if _defines(n).match(line):
             j = i
             while j > 0 and source[j - 1].startswith("#"):
                 j -= 1
@@ -191,11 +196,15 @@ def _resolve(path: str):
 
 
 def missing_names(inventory: str) -> list:
-    """The public names (module.name) that the built reference (its objects.inv) documents nowhere."""
+    """The public names (module.name) that the built reference (its objects.inv) documents nowhere, and the public
+    functions and classes that have no docstring of their own (" (no docstring)" appended): a name that renders with
+    nothing to say about it is not documented."""
     from sphinx.util.inventory import InventoryFile
     with open(inventory, "rb") as f:
         inv = InventoryFile.load(f, "", os.path.join)
-    documented = {name for kind, items in inv.items() if kind.startswith("py:") for name in items}
+    # not py:module: a function named like a module (policies.thompson) is not documented by the module's entry
+    documented = {name for kind, items in inv.items() if kind.startswith("py:") and kind != "py:module"
+                  for name in items}
     objects = {id(obj) for obj in map(_resolve, documented) if obj is not None and not _is_value(obj)}
     missing = []
     for _, _, _, modules in PAGES:
@@ -205,7 +214,15 @@ def missing_names(inventory: str) -> list:
                 obj = getattr(module, n)
                 if f"{name}.{n}" not in documented and (_is_value(obj) or id(obj) not in objects):
                     missing.append(f"{name}.{n}")
+                elif (inspect.isclass(obj) or inspect.isroutine(obj)) and not _own_docstring(obj):
+                    missing.append(f"{name}.{n} (no docstring)")
     return missing
+
+
+def _own_docstring(obj) -> bool:
+    """A docstring written for it: not none, and not the one namedtuple writes ("Name(field, ...)")."""
+    doc = (obj.__doc__ or "").strip()
+    return bool(doc) and not (hasattr(obj, "_fields") and doc.startswith(f"{obj.__name__}("))
 
 
 def unassigned_modules() -> list:

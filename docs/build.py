@@ -2,12 +2,13 @@
 
     python docs/build.py [--out docs/_build/html]
 
-Sphinx runs from a fresh environment (-E: an incremental build would not repeat an unchanged page's warnings) with warnings as errors (-W --keep-going: every warning is listed before it fails) and nitpicky
-cross-references (-n). Then every href and src of every built page that points inside the site is resolved to a
-file, and every #fragment to an id on the target page; links to other sites are not followed (no network).
+Sphinx runs from a fresh environment (-E: an incremental build would not repeat an unchanged page's warnings),
+with warnings as errors (-W --keep-going: every warning is listed before it fails) and nitpicky cross-references
+(-n). Then every href, src and srcset of every built page that points inside the site is resolved to a file within
+the site, and every #fragment to an id on the target page; links to other sites are not followed (no network).
 Last, every public name of every module (its `__all__`, else what it defines) must be in the API reference's
-inventory (objects.inv), and every module on one of its pages (docs/apigen.py). Exit status 0 only if all of this
-passes; the time and the number of pages are printed.
+inventory (objects.inv) with a docstring of its own, and every module on one of its pages (docs/apigen.py). Exit
+status 0 only if all of this passes; the time and the number of pages are printed.
 """
 import argparse
 import html.parser
@@ -34,6 +35,8 @@ class _Page(html.parser.HTMLParser):
         for key in ("href", "src"):
             if attrs.get(key) and not (tag == "link" and attrs.get("rel") in ("canonical",)):
                 self.links.append(attrs[key])
+        if attrs.get("srcset"):   # "a.png 1x, b.png 2x": each candidate's URL
+            self.links += [candidate.split()[0] for candidate in attrs["srcset"].split(",") if candidate.strip()]
 
 
 def _parse(path, cache):
@@ -45,22 +48,29 @@ def _parse(path, cache):
     return cache[path]
 
 
+def site_pages(site: str) -> list:
+    """The built pages; _static/ holds the theme's assets, among them Jinja macro files named .html that are no
+    pages."""
+    return [os.path.join(d, f) for d, _, files in os.walk(site) for f in files if f.endswith(".html")
+            and os.path.relpath(d, site).split(os.sep)[0] != "_static"]
+
+
 def check_links(site: str) -> list:
-    """Every internal link of the built site that does not resolve: (page, link, why)."""
+    """Every internal link of the built site that does not resolve within it: (page, link, why)."""
     bad, cache = [], {}
-    # the pages; _static/ holds the theme's assets, among them Jinja macro files named .html that are no pages
-    pages = [os.path.join(d, f) for d, _, files in os.walk(site) for f in files if f.endswith(".html")
-             and os.path.relpath(d, site).split(os.sep)[0] != "_static"]
-    for page in pages:
+    root = os.path.abspath(site)
+    for page in site_pages(site):
         for link in _parse(page, cache).links:
             parts = urllib.parse.urlsplit(link)
-            if parts.scheme or link.startswith("//") or link.startswith("mailto:"):
-                continue   # another site: not followed offline
+            if parts.scheme or link.startswith("//"):
+                continue   # another site (or mailto:): not followed offline
             target = page if not parts.path else os.path.normpath(
                 os.path.join(os.path.dirname(page), urllib.parse.unquote(parts.path)))
             if os.path.isdir(target):
                 target = os.path.join(target, "index.html")
-            if not os.path.exists(target):
+            if os.path.commonpath([os.path.abspath(target), root]) != root:
+                bad.append((os.path.relpath(page, site), link, "outside the site"))   # dead once published
+            elif not os.path.exists(target):
                 bad.append((os.path.relpath(page, site), link, "no such file"))
             elif parts.fragment and target.endswith(".html") and \
                     urllib.parse.unquote(parts.fragment) not in _parse(target, cache).ids:
@@ -97,11 +107,11 @@ def main(argv=None) -> int:
         print(f"docs: the API reference lacks the public name {name}", file=sys.stderr)
     for name in unassigned:
         print(f"docs: the module {name} belongs to no API page (docs/apigen.py PAGES)", file=sys.stderr)
-    pages = sum(f.endswith(".html") for _, _, files in os.walk(args.out) for f in files)
-    print(f"docs: {pages} pages in {args.out}, built in {seconds:.0f} s with no warnings; "
+    print(f"docs: {len(site_pages(args.out))} pages in {args.out}, built in {seconds:.0f} s with no warnings; "
           f"{'no' if not bad else len(bad)} broken internal links; "
           f"{'every' if not missing else len(missing)} public name{'' if not missing else 's'} "
-          f"{'documented' if not missing else 'undocumented'}")
+          f"{'documented' if not missing else 'undocumented'}"
+          f"{'' if not unassigned else f'; {len(unassigned)} modules on no API page'}")
     return 1 if bad or missing or unassigned else 0
 
 

@@ -19,6 +19,7 @@ ARRAYS = ("t", "pseudo_regret", "regret", "counts")
 
 
 def environment_info() -> dict:
+    """The versions a result was computed with (jaxbandit, jax, jaxlib, Python), the backend and whether x64 is on."""
     import jax
 
     from jaxbandit.version import __version__

@@ -197,6 +197,7 @@ def no_draw(key, steps, params):
 
 
 def no_validate(params, horizon=None):
+    """A component's validate that accepts every parameter value (no constraint to check)."""
     del params, horizon
 
 

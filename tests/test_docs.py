@@ -3,7 +3,6 @@ to fail, every notebook a tutorial whose committed outputs come from its current
 (docs/build.py: warnings as errors, internal links, every public name in the reference) is a README command, run
 in the slow tier by tests/test_readme.py."""
 import glob
-import json
 import os
 import sys
 
@@ -34,17 +33,24 @@ def test_public_names_of_a_module_without_all():
 
 
 def test_link_checker_finds_a_missing_page_and_a_missing_anchor(tmp_path):
-    (tmp_path / "a.html").write_text('<a href="b.html#here">ok</a> <a href="b.html#gone">x</a> '
-                                     '<a href="c.html">y</a> <a href="https://example.org/">out</a> '
-                                     '<img src="img/p.png"> <a href="#top" id="top">self</a>')
-    (tmp_path / "b.html").write_text('<h1 id="here">B</h1>')
-    bad = build.check_links(str(tmp_path))
+    site = tmp_path / "site"
+    site.mkdir()
+    (tmp_path / "outside.html").write_text("")   # exists on this machine, but not in the published site
+    (site / "a.html").write_text('<a href="b.html#here">ok</a> <a href="b.html#gone">x</a> '
+                                 '<a href="c.html">y</a> <a href="https://example.org/">out</a> '
+                                 '<a href="mailto:x@example.org">mail</a> <a href="../outside.html">up</a> '
+                                 '<img src="img/p.png" srcset="img/p.png 1x, img/p2.png 2x"> '
+                                 '<a href="#top" id="top">self</a>')
+    (site / "b.html").write_text('<h1 id="here">B</h1>')
+    bad = build.check_links(str(site))
     assert sorted((link, why) for _, link, why in bad) == [
-        ("b.html#gone", "no such anchor"), ("c.html", "no such file"), ("img/p.png", "no such file")]
-    (tmp_path / "img").mkdir()
-    (tmp_path / "img" / "p.png").write_bytes(b"")
-    (tmp_path / "c.html").write_text("")
-    assert [link for _, link, _ in build.check_links(str(tmp_path))] == ["b.html#gone"]
+        ("../outside.html", "outside the site"), ("b.html#gone", "no such anchor"), ("c.html", "no such file"),
+        ("img/p.png", "no such file"), ("img/p.png", "no such file"), ("img/p2.png", "no such file")]
+    (site / "img").mkdir()
+    for name in ("p.png", "p2.png"):
+        (site / "img" / name).write_bytes(b"")
+    (site / "c.html").write_text("")
+    assert sorted(link for _, link, _ in build.check_links(str(site))) == ["../outside.html", "b.html#gone"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=os.path.basename)
@@ -86,11 +92,12 @@ def test_code_hash_ignores_the_install_cell_and_sees_any_other_change():
 
 def test_notebook_json_is_as_nbformat_writes_it():
     """Executed notebooks are written by nbformat (indent 1): a diff of a re-execution shows only outputs."""
+    import nbformat
     for path in NOTEBOOKS:
         with open(path, encoding="utf-8") as f:
             text = f.read()
-        assert text.startswith('{\n "cells": ['), os.path.basename(path)
-        json.loads(text)
+        assert text.rstrip("\n") == nbformat.writes(nbformat.reads(text, as_version=4)).rstrip("\n"), \
+            os.path.basename(path)
 
 
 def test_build_refuses_an_output_folder_it_did_not_write(tmp_path):
@@ -115,3 +122,11 @@ def test_missing_names_finds_a_public_name_the_reference_lacks(tmp_path, monkeyp
 
     assert apigen.missing_names(inventory(names)) == []
     assert apigen.missing_names(inventory(names[1:])) == [f"jaxbandit.checks.{names[0]}"]
+    # listed, but with nothing to say: a function without a docstring, a NamedTuple with namedtuple's own
+    import collections
+    import jaxbandit.checks as checks
+    monkeypatch.setattr(checks, "undocumented", lambda x: x, raising=False)
+    monkeypatch.setattr(checks, "Pair", collections.namedtuple("Pair", "a b"), raising=False)
+    monkeypatch.setattr(apigen, "public_names", lambda module: names + ["undocumented", "Pair"])
+    assert apigen.missing_names(inventory(names + ["undocumented", "Pair"])) == [
+        "jaxbandit.checks.undocumented (no docstring)", "jaxbandit.checks.Pair (no docstring)"]

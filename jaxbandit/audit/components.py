@@ -621,6 +621,7 @@ BUGS = {
 
 
 def names() -> list[str]:
+    """The audits' names."""
     return REGISTRY.names()
 
 

@@ -87,6 +87,7 @@ REGISTRY = Registry("environment", {**{name: _family_factory(name) for name in F
 
 
 def names():
+    """The registered environments' names."""
     return REGISTRY.names()
 
 

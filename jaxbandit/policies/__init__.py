@@ -54,6 +54,7 @@ REGISTRY = Registry("policy", {
 
 
 def names():
+    """The registered policies' names."""
     return REGISTRY.names()
 
 

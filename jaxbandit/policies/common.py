@@ -54,6 +54,7 @@ def unplayed_first(index, counts, u):
 
 
 def onehot(arm, num_arms, dtype=jnp.int32):
+    """The indicator vector of ``arm`` among ``num_arms`` arms, in ``dtype``."""
     return (jnp.arange(num_arms) == arm).astype(dtype)
 
 

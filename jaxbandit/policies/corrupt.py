@@ -33,12 +33,15 @@ from jaxbandit.types import Policy
 
 
 class CFParams(NamedTuple):
+    """A corrupt-feedback index policy's parameters: the channel (p00, p11) of each arm and the exploration constant
+    c."""
     p00: jax.Array  # float[K]: arm a's Pr(F = 0 | R = 0), known to the learner
     p11: jax.Array  # float[K]: Pr(F = 1 | R = 1)
     c: jax.Array    # float: exploration f(t) = log t + c log log t (Thm 2 uses c = 3)
 
 
 class TSCFParams(NamedTuple):
+    """TS-CF's parameters: the channel (p00, p11) of each arm."""
     p00: jax.Array  # float[K]
     p11: jax.Array  # float[K]
 

@@ -51,15 +51,18 @@ _PROTECTS = f"{WHOLE_RUN} (Tossou & Dimitrakakis 2016, Def. 1)"
 
 
 class EpsilonParams(NamedTuple):
+    """The privacy level ε of DP-UCB and DP-UCB-BOUND."""
     epsilon: jax.Array  # float: ε of ε-DP (global: the learner sees true rewards)
 
 
 class IntervalParams(NamedTuple):
+    """DP-UCB-INT's privacy level ε and its interval growth v ∈ (1, 2)."""
     epsilon: jax.Array  # float: sets the block length f = ⌈1/ε⌉
     v: jax.Array        # float in (1, 2): privacy rate, Laplace scale 1/n^{1 − v/2}
 
 
 class CounterState(NamedTuple):
+    """A private counter per arm (hybrid mechanism) and the pull counts."""
     counter: counters.HybridState   # one hybrid counter per arm (leading axis K)
     counts: jax.Array               # int32[K]: pulls
 
@@ -141,6 +144,7 @@ def dp_ucb(num_arms: int, *, release: str = "discrete") -> Policy:
 
 
 class IntervalState(NamedTuple):
+    """DP-UCB-INT's state: exact reward sums, pull counts, each arm's last released private mean, the last arm."""
     sums: jax.Array     # float[K]: exact reward sums (never released)
     counts: jax.Array   # int32[K]
     private: jax.Array  # float[K]: the last released private mean of each arm

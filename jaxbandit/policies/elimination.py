@@ -34,11 +34,13 @@ from jaxbandit.types import Policy
 
 
 class DPSEParams(NamedTuple):
+    """DP-SE's privacy level ε and failure probability β (default 1/T)."""
     epsilon: jax.Array  # ε of ε-DP
     beta: jax.Array     # failure probability; 1/T is the paper's choice
 
 
 class DPSEState(NamedTuple):
+    """DP-SE's state: the active arms, this epoch's reward sums, the epoch and the pulls in it."""
     active: jax.Array  # bool[K]: arms not eliminated; |S| = their number, fixed within an epoch
     sums: jax.Array    # float[K]: rewards of this epoch (older epochs are forgotten)
     epoch: jax.Array   # int32: e, from 1

@@ -38,17 +38,20 @@ _GLOBAL_DP = ("one reward changed; the output is the whole action sequence under
 
 
 class FTPLParams(NamedTuple):
+    """DP-FTPL-Gauss's and DP-FTPL-Beta's (ε, δ), per round."""
     epsilon: jax.Array  # privacy level ε ≥ 0
     delta: jax.Array    # δ in (0, 1)
 
 
 class NewParams(NamedTuple):
+    """DP-FTPL-New's and GDP-Elim-New's (ε, δ) and the horizon T their schedules use."""
     epsilon: jax.Array  # ε ≥ 0
     delta: jax.Array    # δ in [0, 1), not both 0
     horizon: jax.Array | None  # T, known to the algorithm (log T and L_T); None: the run's horizon
 
 
 class FTPLState(NamedTuple):
+    """DP-FTPL's statistics per arm (ones among the rewards, pull counts) and the round."""
     ones: jax.Array    # int32[K]: R_i, Bernoulli trials equal to 1 (an integer: a float32 count stops at 2^24)
     counts: jax.Array  # int32[K]: n_i
     step: jax.Array    # int32: rounds played
@@ -205,6 +208,7 @@ def dp_ftpl_new(num_arms: int) -> Policy:
 
 
 class ElimState(NamedTuple):
+    """GDP-Elim-New's state: reward sums (compensated), the phase, its pulls, and the arm committed to."""
     sums: jax.Array       # float[K]: rewards of the current phase (each phase uses fresh data), Kahan-compensated
     comp: jax.Array       # float[K]: their compensation (a phase may hold more than float32's 2^24 exact integers)
     phase: jax.Array      # int32 k, from 1

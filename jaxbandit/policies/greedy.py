@@ -16,6 +16,7 @@ from jaxbandit.types import EmptyParams, Policy, no_validate
 
 
 class EpsilonParams(NamedTuple):
+    """ε-greedy's exploration probability ε."""
     epsilon: jax.Array  # probability of a uniformly random arm
 
 

@@ -47,6 +47,8 @@ _LDP = "one user's reward changed; the output is that user's report (Tao et al. 
 # ----------------------------------------------------------------------------------------------------- DPRUCB
 
 class RUCBParams(NamedTuple):
+    """DPRUCB's parameters (seed 004, Algorithm 1): ε, the moment (v, u), T, the bonus constant and the tree's
+    sensitivity."""
     epsilon: jax.Array      # ε of ε-DP (the analysis takes ε <= 1)
     v: jax.Array            # moment order: E|X|^{1+v} <= u, v in (0, 1]
     u: jax.Array            # the moment bound
@@ -56,6 +58,7 @@ class RUCBParams(NamedTuple):
 
 
 class RUCBState(NamedTuple):
+    """DPRUCB's state: a tree-based private sum per arm, the pull counts and the round."""
     tree: counters.TreeState  # one binary-tree counter per arm (leading axis K)
     counts: jax.Array         # int32[K]: n_a
     step: jax.Array           # int32: rounds played
@@ -170,6 +173,7 @@ def dp_rucb(num_arms: int, *, variant: str = "corrected", release: str = "discre
 # ---------------------------------------------------------------------------------------------- DPRSE, LDPRSE
 
 class RSEParams(NamedTuple):
+    """DPRSE's parameters (seed 004, Algorithm 3): ε, the moment (v, u), β, the threshold θ and T."""
     epsilon: jax.Array  # ε of ε-DP
     v: jax.Array        # moment order
     u: jax.Array        # moment bound
@@ -179,6 +183,7 @@ class RSEParams(NamedTuple):
 
 
 class LDPRSEParams(NamedTuple):
+    """LDPRSE's parameters (seed 004, Algorithm 4): ε, the moment (v, u), β, the threshold θ and T."""
     epsilon: jax.Array  # ε of ε-LDP
     v: jax.Array
     u: jax.Array
@@ -188,6 +193,7 @@ class LDPRSEParams(NamedTuple):
 
 
 class RSEState(NamedTuple):
+    """DPRSE's and LDPRSE's state: the active arms, this epoch's sums (compensated), the epoch, its pulls and bound."""
     active: jax.Array  # bool[K]: S
     sums: jax.Array    # float[K]: this epoch's (privatized, for LDPRSE) truncated rewards, Kahan-compensated
     comp: jax.Array    # float[K]: their compensation

@@ -73,6 +73,7 @@ def _log(p):
 
 
 class BetaState(NamedTuple):
+    """Beta–Bernoulli Thompson sampling's posterior per arm: successes and failures (Beta(1 + s, 1 + f))."""
     successes: jax.Array  # int32[K]: Bernoulli trials equal to 1
     failures: jax.Array   # int32[K]
 
@@ -114,6 +115,7 @@ def thompson(num_arms: int) -> Policy:
 
 
 class GaussianState(NamedTuple):
+    """Gaussian Thompson sampling's statistics per arm: reward sums and pull counts."""
     sums: jax.Array    # float[K]: S_k, sum of observations of arm k
     counts: jax.Array  # int32[K]: n_k
 
@@ -172,11 +174,13 @@ def gaussian_thompson(num_arms: int, *, release: str = "tail-safe", accounting: 
 
 
 class ModifiedParams(NamedTuple):
+    """Modified TS's parameters (seed 001, Algorithm 2): b pre-pulls per arm, posterior variance scale c ≥ 1."""
     b: jax.Array      # int32: pre-pulls per arm, in arm order, before any sampling
     c: jax.Array      # float: posterior variance scale
 
 
 class ModifiedState(NamedTuple):
+    """Modified TS's statistics per arm (reward sums, pull counts) and the round, which ends the pre-pulls."""
     sums: jax.Array    # float[K]: S_k, pre-pulls included
     counts: jax.Array  # int32[K]: n_k, pre-pulls included
     step: jax.Array    # int32: rounds played so far

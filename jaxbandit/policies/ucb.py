@@ -26,6 +26,7 @@ KL_NEWTON_STEPS = 8  # from the start point of `klucb_index`: 6 reach ~5e-7 over
 
 
 class MeanState(NamedTuple):
+    """Reward sums and pull counts per arm: the statistics of the index policies."""
     sums: jax.Array    # float[K]: sum of observations of each arm
     counts: jax.Array  # int32[K]: pulls of each arm
 
@@ -134,6 +135,7 @@ def exploration(t, c, dtype):
 
 
 class KLUCBParams(NamedTuple):
+    """kl-UCB's exploration constant c in f(t) = log t + c log log t."""
     c: jax.Array  # coefficient of log log t in the exploration function
 
 
@@ -158,12 +160,15 @@ def klucb(num_arms: int) -> Policy:
 
 
 class LazyUCBParams(NamedTuple):
+    """Anytime-Lazy-UCB's parameters: ε, and the constants c1, c2 of its confidence width."""
     epsilon: jax.Array  # ε of ε-DP
     c1: jax.Array       # Hoeffding term sqrt(c1 ln t / n)
     c2: jax.Array       # Laplace term c2 ln t / (ε n)
 
 
 class LazyUCBState(NamedTuple):
+    """Anytime-Lazy-UCB's state: each arm's last released private mean, its batch size, the batch being filled, the
+    round."""
     mean: jax.Array    # float[K]: private mean of the last completed batch
     size: jax.Array    # int32[K]: its size n_j (0: no batch completed yet)
     buffer: jax.Array  # float[K]: sum of the batch being filled (never released)

@@ -35,6 +35,7 @@ REGISTRY = Registry("privatizer", {
 
 
 def names():
+    """The registered privatizers' names."""
     return REGISTRY.names()
 
 

@@ -19,10 +19,12 @@ from jaxbandit.types import Privatizer
 
 
 class EpsilonParams(NamedTuple):
+    """The LDP level ε of the linear and exponential mechanisms (∞: no privacy)."""
     epsilon: jax.Array  # float: ε in (0, ∞]; ∞ means no privacy (p(r) = r)
 
 
 class QuadraticParams(NamedTuple):
+    """The quadratic mechanism's LDP level ε and its b ∈ [0, 2(e^ε − 1)]."""
     epsilon: jax.Array  # float: ε in (0, ∞]
     b: jax.Array        # float: linear coefficient, in [0, 2(e^ε − 1)]; b = e^ε − 1 is the linear mechanism
 

@@ -19,6 +19,7 @@ from jaxbandit.types import Privatizer
 
 
 class RRParams(NamedTuple):
+    """Randomized response's channel per arm: P(feedback 0 | reward 0) = p00, P(1 | 1) = p11."""
     p00: jax.Array  # float, scalar (every arm) or [K]: Pr(F = 0 | R = 0)
     p11: jax.Array  # float, scalar (every arm) or [K]: Pr(F = 1 | R = 1)
 
