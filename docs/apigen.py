@@ -92,7 +92,7 @@ def public_names(module_name: str) -> list:
                  (n.isupper() and not callable(obj) and _defines(n).search(source)))]
 
 
-def _page(slug, title, intro, modules, seen) -> str:
+def _page(title, intro, modules, seen) -> str:
     lines = [f"# {title}", "", intro, ""]
     for name in modules:
         module = importlib.import_module(name)
@@ -142,8 +142,9 @@ def _data_without_doc_comment(name, module, skip) -> list:
 
 
 def _comment_above(source, n) -> list:
+    defines = _defines(n)
     for i, line in enumerate(source):
-        if _defines(n).match(line):
+        if defines.match(line):
             j = i
             while j > 0 and source[j - 1].startswith("#"):
                 j -= 1
@@ -170,7 +171,7 @@ def write_pages(folder: str) -> None:
     os.makedirs(folder, exist_ok=True)
     seen = {}
     for slug, title, intro, modules in PAGES:
-        write_if_changed(os.path.join(folder, f"{slug}.md"), _page(slug, title, intro, modules, seen))
+        write_if_changed(os.path.join(folder, f"{slug}.md"), _page(title, intro, modules, seen))
     index = ["# API reference", "",
              "Generated from the docstrings at each build. `import jaxbandit as jb` gives the names of the first "
              "page; the others are its subpackages and modules.", "",

@@ -156,10 +156,11 @@ def render(vals: dict | None = None) -> str:
     return TEMPLATE.replace("@VALUES@", ", ".join(json.dumps(vals[k]) for k in ("VERSION", "GIT_URL", "JAX_MIN")))
 
 
-def run_it(name: str, repo: str = REPO) -> str:
-    """The "Run it" paragraph of notebook ``name``: its Colab address from the repository's URL, when on GitHub."""
-    with open(os.path.join(repo, "pyproject.toml"), "rb") as f:
-        source = tomllib.load(f)["project"]["urls"]["Source"].removesuffix("/").removesuffix(".git")
+def run_it(name: str, vals: dict | None = None) -> str:
+    """The "Run it" paragraph of notebook ``name``: its Colab address from the repository's URL (``vals``' GIT_URL,
+    default: the current values()), when on GitHub."""
+    vals = values() if vals is None else vals
+    source = vals["GIT_URL"].removeprefix("git+").removesuffix("/").removesuffix(".git")
     owner_repo = source.removeprefix("https://github.com/") if source.startswith("https://github.com/") else None
     if owner_repo is None:  # a repository elsewhere: say how Colab's address is formed
         return RUN_IT.replace("@COLAB@", "`https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/"
@@ -178,7 +179,8 @@ def _source(text: str) -> list:
 def sync(paths=None, write: bool = False) -> list:
     """The notebooks (paths; default all) whose install cell or "Run it" paragraph differs from the rendered ones;
     with ``write``, rewrites them."""
-    cell = render()
+    vals = values()
+    cell = render(vals)
     changed = []
     for path in paths or sorted(glob.glob(os.path.join(NOTEBOOKS, "*.ipynb"))):
         with open(path, encoding="utf-8") as f:
@@ -191,7 +193,7 @@ def sync(paths=None, write: bool = False) -> list:
         if start < 0:
             raise SystemExit(f"{path}: its first markdown cell has no paragraph starting with {RUN_IT_START}")
         end = md.find("\n\n", start)
-        md = md[:start] + run_it(os.path.basename(path)) + ("" if end < 0 else md[end:])
+        md = md[:start] + run_it(os.path.basename(path), vals) + ("" if end < 0 else md[end:])
         # Colab shows the cell as its title (a form); the documentation shows it folded (myst-nb's hide-input)
         metadata = {**code.get("metadata", {}), **CELL_METADATA}
         if "".join(code["source"]) == cell and "".join(intro["source"]) == md and code.get("metadata") == metadata:
