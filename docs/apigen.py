@@ -25,9 +25,10 @@ PAGES = [
      ["jaxbandit.policies", "jaxbandit.policies.common", "jaxbandit.policies.thompson", "jaxbandit.policies.ucb",
       "jaxbandit.policies.greedy", "jaxbandit.policies.elimination", "jaxbandit.policies.corrupt",
       "jaxbandit.policies.dp_ucb", "jaxbandit.policies.ftpl", "jaxbandit.policies.robust",
-      "jaxbandit.policies.phased"]),
-    ("envs", "Environments", "Reward families by inverse CDF of one shared uniform, mixtures, heavy tails.",
-     ["jaxbandit.envs", "jaxbandit.envs.distributions", "jaxbandit.envs.tails"]),
+      "jaxbandit.policies.linear", "jaxbandit.policies.phased"]),
+    ("envs", "Environments", "Reward families by inverse CDF of one shared uniform, mixtures, heavy tails, "
+              "the linear (contextual) bandit.",
+     ["jaxbandit.envs", "jaxbandit.envs.distributions", "jaxbandit.envs.tails", "jaxbandit.envs.linear"]),
     ("privatizers", "Privatizers", "Local channels between the reward and the learner.",
      ["jaxbandit.privatizers", "jaxbandit.privatizers.bernoulli", "jaxbandit.privatizers.randomized_response"]),
     ("mechanisms", "Mechanisms", "The run-time privacy mechanisms the policies and privatizers are built from.",
@@ -43,7 +44,7 @@ PAGES = [
     ("theory", "Bounds", "Every regret and pull bound of the five papers as a function (see the bounds page).",
      ["jaxbandit.theory", "jaxbandit.theory.base", "jaxbandit.theory.ldp_thompson",
       "jaxbandit.theory.private_thompson", "jaxbandit.theory.corrupt", "jaxbandit.theory.ftpl",
-      "jaxbandit.theory.heavy_tailed"]),
+      "jaxbandit.theory.heavy_tailed", "jaxbandit.theory.linear"]),
     ("tuning", "Gradients, tuning and the frontier", "Gradient estimators of the expected regret, the (b, c) tuner, "
      "and which private algorithm at which ε.",
      ["jaxbandit.gradients", "jaxbandit.tuning", "jaxbandit.comparison"]),

@@ -239,7 +239,7 @@ def _policy_options(args) -> dict:
 def private_components() -> tuple[list[str], list[str]]:
     """The registered policies and privatizers that carry an accountant (a privacy claim)."""
     from jaxbandit import policies, privatizers
-    pol = [n for n in policies.names() if policies.get(n, 2).accountant is not None]
+    pol = [n for n in policies.names() if policies.get(n, 2, dim=1).accountant is not None]  # dim: contextual ones
     priv = [n for n in privatizers.names() if privatizers.make(n)[0].accountant is not None]
     return pol, priv
 
@@ -310,7 +310,7 @@ def cmd_bounds(args) -> int:
     if args.list:
         for name in theory.REGISTRY:
             b = theory.REGISTRY[name]
-            print(f"  {name:<26} seed {b.paper}  {b.kind:<5}  {b.result}"
+            print(f"  {name:<26} {b.citation}  {b.kind:<5}  {b.result}"
                   f"{'  (asymptotic)' if b.asymptotic else ''}  [{', '.join(b.policies)}]")
         return 0
     if args.policy is None or args.env is None or args.horizon is None:
@@ -347,7 +347,7 @@ def _list_private() -> int:
     from jaxbandit import policies, privatizers
     from jaxbandit.accounting.accountants import NOTIONS, SCOPES
     pol, priv = private_components()
-    rows = [(n, "policy", policies.get(n, 2).accountant) for n in pol]
+    rows = [(n, "policy", policies.get(n, 2, dim=1).accountant) for n in pol]
     rows += [(n, "privatizer", privatizers.make(n)[0].accountant) for n in priv]
     width = max(len(n) for n, _, _ in rows)
     for name, kind, acc in rows:

@@ -153,7 +153,9 @@ def algorithms(env, env_params: Mapping | None = None, *, include: Sequence[str]
     found = []
     channels = [n for n in privatizers.names() if privatizers.make(n)[0].accountant is not None]
     for name in policies.names():
-        pol = policies.get(name, K)
+        if policies.is_contextual(name) and env_o.context is None:
+            continue  # a contextual policy runs only on a contextual environment
+        pol = policies.get(name, K, env_o.dim)
         if pol.accountant is not None:
             found.append(Algorithm(name, name, "identity", "local" if pol.accountant.notion == "ldp" else "central"))
         elif name in PLAIN_LEARNERS + CHANNEL_AWARE:

@@ -16,6 +16,12 @@ Layout and randomness (the choices that make it fast, docs/DESIGN.md):
     reward randomness (common random numbers).
   * Pseudo-regret is recorded as gaps · (int32 pull counts), never a running float sum; realized regret is a
     Kahan-compensated sum of μ* − r_t. Records are kept at chosen times only, so memory does not grow with T.
+  * Contexts (linear and contextual bandits, `jaxbandit.types`): a contextual environment draws each round's
+    context from its step randomness, which every component receives through `jaxbandit.types.with_context`.
+    Where the expected rewards change from round to round (``env.means`` is ``None``) the pseudo-regret is a
+    Kahan-compensated per-step sum of max_a E[r | x_t, a] − E[r | x_t, a_t]; where they do not, it stays the exact
+    sum over pull counts. A law of random instances (``env.instance``) draws each run's instance from
+    `instance_key` of its run key, so it too depends on the run only.
 """
 from __future__ import annotations
 
@@ -27,15 +33,20 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbandit import checks
-from jaxbandit.types import IDENTITY, Env, Policy, Privatizer, SimParams, StepRandom, summarize
+from jaxbandit.policies.common import kahan_add
+from jaxbandit.types import (IDENTITY, Env, Policy, Privatizer, SimParams, StepRandom, sample_with_context, summarize,
+                             with_context)
 
 BLOCK = 50  # steps per randomness block; part of the random stream's definition (changing it changes draws)
 UNROLL = 5  # inner-scan unroll: on the 2-core CPU, unroll=1 is 3-4x slower than 2..10 (benchmarks/RESULTS.md)
 
 __all__ = ["BLOCK", "UNROLL", "MAX_HORIZON", "SimParams", "Trace", "EngineState", "RunState", "rollout", "step",
-           "record_times", "horizon_and_records", "check", "bind", "record_slots", "compiler_options"]
+           "record_times", "horizon_and_records", "check", "bind", "record_slots", "compiler_options", "instance_key",
+           "run_instance"]
 
 MAX_HORIZON = 2 ** 31 - 1  # time and pull counters are int32
+# The block index whose key a run's random instance is drawn from: no block reaches it (T <= MAX_HORIZON).
+INSTANCE_BLOCK = 2 ** 31 - 1
 
 
 @functools.lru_cache(maxsize=None)
@@ -81,6 +92,10 @@ class RunState(NamedTuple):
     counts: jax.Array        # int32[K] pulls per arm
     regret: jax.Array        # float: Kahan sum of μ* − r_t (realized regret)
     regret_comp: jax.Array   # float: its compensation term
+    # Only where the expected rewards change each round (a contextual env without fixed means), else None (no
+    # leaves: the context-free state and its checkpoints are unchanged): the per-step pseudo-regret, Kahan-summed.
+    pseudo: Any = None
+    pseudo_comp: Any = None
 
 
 class EngineState(NamedTuple):
@@ -126,11 +141,15 @@ def _traced(tree) -> bool:
 
 def check(env: Env, policy: Policy, privatizer: Privatizer, params: SimParams) -> None:
     """Every check of one configuration of component objects: each component's own ``validate`` and the
-    cross-component ones (arms, reward ranges). Shapes are always checked; values only where they are concrete
-    (inside ``jit``/``vmap``/``grad`` the caller that made them concrete checks them)."""
+    cross-component ones (arms, contexts, reward ranges). Shapes are always checked; values only where they are
+    concrete (inside ``jit``/``vmap``/``grad`` the caller that made them concrete checks them)."""
     if policy.num_arms != env.num_arms:
         raise ValueError(f"policy {policy.name!r} is built for {policy.num_arms} arms but environment "
                          f"{env.name!r} has {env.num_arms}")
+    for role, comp in (("policy", policy), ("privatizer", privatizer)):
+        if comp.contextual and env.context is None:
+            raise ValueError(f"{role} {comp.name!r} needs a context each round (features of the arms) but "
+                             f"environment {env.name!r} emits none: use a contextual environment, e.g. 'linear'")
     for name, leaf in zip(getattr(params.privatizer, "_fields", ()), params.privatizer):
         if np.ndim(leaf) == 1 and np.shape(leaf)[0] != env.num_arms:
             raise ValueError(f"privatizer {privatizer.name!r} parameter {name} is per-arm with {np.shape(leaf)[0]} "
@@ -195,9 +214,10 @@ def record_slots(record_times: np.ndarray) -> int:
 
 
 def init_state(policy: Policy, params: SimParams, num_arms: int, n_records: int, slots: int,
-               num_runs: int | None = None) -> EngineState:
+               num_runs: int | None = None, per_step_regret: bool = False) -> EngineState:
     """The initial state of one run (``num_runs=None``) or of ``num_runs`` runs batched last (params leaves then
-    carry a trailing batch axis)."""
+    carry a trailing batch axis). ``per_step_regret``: the run sums its pseudo-regret step by step (a contextual
+    environment without fixed means, ``env.means is None``)."""
     dtype = jnp.zeros(()).dtype
     batch = () if num_runs is None else (num_runs,)
     if num_runs is None:
@@ -207,15 +227,36 @@ def init_state(policy: Policy, params: SimParams, num_arms: int, n_records: int,
     # Distinct buffers per field: the drivers donate the state to each chunk, and a buffer cannot be donated twice.
     run = RunState(pstate, jnp.zeros((num_arms,) + batch, jnp.int32), jnp.zeros(batch, dtype),
                    jnp.zeros(batch, dtype))
+    if per_step_regret:
+        run = run._replace(pseudo=jnp.zeros(batch, dtype), pseudo_comp=jnp.zeros(batch, dtype))
     rec = lambda: jnp.full((n_records + slots,) + batch, jnp.nan, dtype)
     return EngineState(run, rec(), rec(), jnp.zeros((), jnp.int32), jnp.zeros((), jnp.int32))
 
 
 def regret_reference(env: Env, env_params):
-    """(μ*, gaps) of one run's environment."""
+    """(μ*, gaps) of one run's environment; ``(None, None)`` where the expected rewards change each round (a
+    contextual environment without fixed means: the engine then sums the pseudo-regret step by step)."""
+    if env.means is None:
+        return None, None
     means = env.means(env_params)
     mu_star = jnp.max(means, axis=0)
     return mu_star, mu_star - means
+
+
+def instance_key(run_key):
+    """The key a run's random instance is drawn from (`Env.instance`): ``fold_in(run_key, INSTANCE_BLOCK)``, a
+    block index no run reaches, so it is independent of every block's draws."""
+    return jax.random.fold_in(run_key, INSTANCE_BLOCK)
+
+
+def run_instance(env: Env, run_key, env_params):
+    """One run's environment parameters: ``env.instance(instance_key(run_key), env_params)`` for a law of random
+    instances, else ``env_params`` as given."""
+    if env.instance is None:
+        return env_params
+    return env.instance(instance_key(run_key), env_params)
+
+
 
 
 def make_block(env: Env, policy: Policy, privatizer: Privatizer, steps: int, slots: int, *, batched: bool,
@@ -226,18 +267,27 @@ def make_block(env: Env, policy: Policy, privatizer: Privatizer, steps: int, slo
     compute the same numbers."""
     K = env.num_arms
     lift = (lambda f, in_axes=-1: jax.vmap(f, in_axes=in_axes, out_axes=-1)) if batched else (lambda f, in_axes=-1: f)
+    sample, channel = sample_with_context(env), with_context(privatizer)
+    contextual = env.context is not None
 
     def per_run_step(run: RunState, rng_e, rng_p, rng_q, params: SimParams, mu_star, gaps):
-        def respond(arm):
-            reward = env.sample(rng_e, arm, params.env)
-            return privatizer.apply(rng_q, arm, reward, params.privatizer), reward
+        context = env.context(rng_e, params.env) if contextual else None
 
-        pstate, arm, reward = step(policy, rng_p, run.policy, params.policy, respond)
+        def respond(arm):
+            reward = sample(rng_e, arm, params.env, context)
+            return channel.apply(rng_q, arm, reward, params.privatizer, context), reward
+
+        pstate, arm, reward = step(policy, rng_p, run.policy, params.policy, respond, context)
         counts = run.counts + (jnp.arange(K) == arm).astype(jnp.int32)
+        if mu_star is None:  # expected rewards that change each round: this round's best and chosen arm
+            expected = env.expected(params.env, context)
+            mu_star = jnp.max(expected)
+            best_minus_chosen = mu_star - jnp.sum(jnp.where(jnp.arange(K) == arm, expected, 0))
+            pseudo_sum, pseudo_comp = kahan_add(run.pseudo, run.pseudo_comp, best_minus_chosen)
         # Kahan summation keeps the realized regret accurate over 10^7+ steps in float32.
-        y = (mu_star - reward) - run.regret_comp
-        total = run.regret + y
-        comp = (total - run.regret) - y
+        total, comp = kahan_add(run.regret, run.regret_comp, mu_star - reward)
+        if gaps is None:
+            return RunState(pstate, counts, total, comp, pseudo_sum, pseudo_comp), (pseudo_sum, total)
         pseudo = ordered_sum(gaps * counts.astype(gaps.dtype))
         return RunState(pstate, counts, total, comp), (pseudo, total)
 
@@ -288,13 +338,16 @@ def make_block(env: Env, policy: Policy, privatizer: Privatizer, steps: int, slo
     return block
 
 
-def step(policy: Policy, rng: StepRandom, state, params, respond):
+def step(policy: Policy, rng: StepRandom, state, params, respond, context=None):
     """One round of the protocol, the one place a policy is stepped: the policy selects an arm, ``respond(arm) ->
     (observation, extra)`` answers it (the engine: the environment's reward through the privatizer; an audit: a
-    fixed reward stream), and the policy updates on the observation. Returns ``(state, arm, extra)``."""
-    arm = policy.select(rng, state, params)
+    fixed reward stream), and the policy updates on the observation. ``context``: the round's context (``None`` for
+    a context-free environment), given to the policy through `jaxbandit.types.with_context`. Returns ``(state,
+    arm, extra)``."""
+    policy = with_context(policy)
+    arm = policy.select(rng, state, params, context)
     observation, extra = respond(arm)
-    return policy.update(rng, state, arm, observation, params), arm, extra
+    return policy.update(rng, state, arm, observation, params, context), arm, extra
 
 
 def rollout(env: Env, policy: Policy, privatizer: Privatizer | None = None, *, horizon: int, record_times=None,
@@ -335,9 +388,10 @@ def rollout(env: Env, policy: Policy, privatizer: Privatizer | None = None, *, h
     def run(key, params: SimParams) -> Trace:
         check(env, policy, privatizer, params)
         params = bind(policy, params, horizon)
+        params = params._replace(env=run_instance(env, key, params.env))
         rec = jnp.asarray(times, jnp.int32)
         mu_star, gaps = regret_reference(env, params.env)
-        state = init_state(policy, params, env.num_arms, n_rec, slots)
+        state = init_state(policy, params, env.num_arms, n_rec, slots, per_step_regret=env.means is None)
 
         def body(s, b):
             return full(s, b, key, params, rec, mu_star, gaps), None
@@ -383,6 +437,9 @@ def _compiled_advance(env: Env, policy: Policy, privatizer: Privatizer, steps: i
         block = make_block(env, policy, privatizer, steps, slots, batched=True, unroll=unroll)
 
         def advance(state: EngineState, num_blocks, run_keys, params: SimParams, record_times):
+            if env.instance is not None:  # drawn again at each chunk from the run keys: the same instance
+                instances = jax.vmap(functools.partial(run_instance, env), in_axes=(0, -1), out_axes=-1)
+                params = params._replace(env=instances(run_keys, params.env))
             mu_star, gaps = jax.vmap(functools.partial(regret_reference, env), in_axes=-1, out_axes=-1)(params.env)
 
             def body(_, s):

@@ -200,7 +200,8 @@ def final_state(spec: Spec, runs: int, seed: int) -> EngineState:
     slots = record_slots(times)
     keys = jnp.tile(run_keys(seed, runs), len(spec.points))
     params = spec.stacked(runs)
-    state = init_state(spec.policy, params, spec.env.num_arms, len(times), slots, num_runs=len(spec.points) * runs)
+    state = init_state(spec.policy, params, spec.env.num_arms, len(times), slots, num_runs=len(spec.points) * runs,
+                       per_step_regret=spec.env.means is None)
     n_full, tail = divmod(spec.horizon, BLOCK)
     rec = jnp.asarray(times, jnp.int32)
     for steps, blocks in ((BLOCK, n_full), (tail, 1 if tail else 0)):
@@ -233,7 +234,8 @@ def check_memory(env, policy, privatizer, params: SimParams, num: int, n_records
         return sum(int(np.prod(x.shape)) * np.dtype(x.dtype).itemsize for x in jax.tree.leaves(tree))
 
     key = threefry.key(0)
-    state = jax.eval_shape(lambda p: init_state(policy, p, env.num_arms, n_records, slots), params)
+    state = jax.eval_shape(lambda p: init_state(policy, p, env.num_arms, n_records, slots,
+                                                per_step_regret=env.means is None), params)
     noise = jax.eval_shape(lambda k, p: (env.draw(k, BLOCK, p.env), policy.draw(k, BLOCK, p.policy),
                                          privatizer.draw(k, BLOCK, p.privatizer)), key, params)
     per_run = 3 * nbytes(state) + 2 * nbytes(noise) + nbytes(params) + 2 * BLOCK * 4 + 16
@@ -376,7 +378,8 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
     if shared and checkpoint:  # each process checkpoints its own runs (sweep names the file), for this layout only
         layout = ",".join(str(d.process_index) for d in mesh.devices.flat)
         fingerprint = f"{fingerprint}-process{jax.process_index()}-of-{jax.process_count()}-devices[{layout}]"
-    state = init_state(policy, params, env.num_arms, len(times), slots, num_runs=num)
+    state = init_state(policy, params, env.num_arms, len(times), slots, num_runs=num,
+                       per_step_regret=env.means is None)
     elapsed = 0.0
     if checkpoint and os.path.exists(checkpoint) and not shared:
         state, elapsed = _load_checkpoint(checkpoint, state, fingerprint)

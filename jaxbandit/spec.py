@@ -136,7 +136,7 @@ def components(env, policy, privatizer=None, policy_options: Mapping | None = No
                              f"jaxbandit.envs.make({env!r}, ...) (or a fixed instance: {', '.join(envs.INSTANCES)})")
         env, _ = envs.make(env)
     _expect("env", env, Env)
-    policy = _policy_object(policy, env.num_arms, policy_options)
+    policy = _policy_object(policy, env, policy_options)
     if privatizer is None:
         privatizer = IDENTITY
     if isinstance(privatizer, str):
@@ -148,9 +148,9 @@ def components(env, policy, privatizer=None, policy_options: Mapping | None = No
     return env, policy, privatizer
 
 
-def _policy_object(policy, num_arms, options):
+def _policy_object(policy, env: Env, options):
     if isinstance(policy, str):
-        return policies.get(policy, num_arms, **dict(options or {}))
+        return policies.get(policy, env.num_arms, env.dim, **dict(options or {}))
     _expect("policy", policy, Policy)
     if options:
         raise ValueError(f"policy_options={dict(options)} apply to a registry name; policy {policy.name!r} is an "
@@ -195,9 +195,10 @@ def resolve(env, policy, privatizer=None, *, env_params=None, policy_params=None
         env_p = _object_params(env, env_params)
     if isinstance(policy, str):
         given["policy"] = (policy, dict(policy_params or {}))
-        policy, policy_p = policies.make(policy, env.num_arms, options=policy_options, **dict(policy_params or {}))
+        policy, policy_p = policies.make(policy, env.num_arms, options=policy_options, dim=env.dim,
+                                         **dict(policy_params or {}))
     else:
-        policy = _policy_object(policy, env.num_arms, policy_options)
+        policy = _policy_object(policy, env, policy_options)
         if isinstance(policy_params, Mapping):
             policies.moved_option(policy, policy_params)
         policy_p = _object_params(policy, policy_params)

@@ -9,6 +9,12 @@ Randomness is drawn in blocks: for each run and each block of `BLOCK` steps the 
 slice i of that draw (leaves have the time axis first) and whose `key` is a per-step key for rare needs
 (e.g. a rejection-sampling fallback). XLA removes the per-step key when a component never reads it, so
 components that only use `noise` pay nothing for it.
+
+Contexts (linear and contextual bandits): an environment with a ``context`` function emits one each round (e.g. the
+arms' feature vectors), drawn from its step randomness before the choice; the policy's ``select``, ``update`` and
+``log_prob`` and the privatizer's ``apply`` receive it as a last argument when they declare ``contextual=True``.
+`with_context` is the one adapter (optax's ``with_extra_args_support`` is the model): the engine calls every
+component through it, so context-free components are written and run exactly as before.
 """
 from __future__ import annotations
 
@@ -51,6 +57,17 @@ class Env(NamedTuple):
       second_moments: ``(params) -> f[K]`` E[R²] per arm, or ``None`` where a family has no closed form.
       mgf: ``(s, params) -> f[K]`` E[e^{sR}] per arm, or ``None``. (Both give the privatized means of the
         non-linear mechanisms of seed 000.)
+      context: ``(rng: StepRandom, params) -> context``: this round's context (e.g. the arms' features, f[K, d]),
+        drawn from the step's randomness before the choice; ``None`` for a context-free environment. A contextual
+        environment's ``sample`` is ``(rng, arm, params, context) -> reward``.
+      expected: ``(params, context) -> f[K]`` the expected reward of each arm given the round's context (the
+        pseudo-regret of a contextual run); ``None`` for a context-free environment. ``means`` is then ``None``
+        where the expected rewards change from round to round, and the fixed means where they do not (features
+        fixed for the run), so that the pseudo-regret stays an exact sum over integer pull counts.
+      instance: ``(key, params) -> params``: the run's instance drawn from a key of its own (`instance_key`), for
+        a law of random instances (a new θ and features per run); ``None``: the params are the instance.
+      dim: d, the dimension of the features of a contextual environment (static), given to a contextual policy's
+        factory; ``None`` for a context-free environment.
     """
 
     name: str
@@ -63,6 +80,10 @@ class Env(NamedTuple):
     default_params: Params
     second_moments: Callable | None = None
     mgf: Callable | None = None
+    context: Callable | None = None
+    expected: Callable | None = None
+    instance: Callable | None = None
+    dim: int | None = None
 
     def __repr__(self) -> str:
         return f"Env(name={self.name!r}, num_arms={self.num_arms}, default_params={summarize(self.default_params)})"
@@ -83,6 +104,8 @@ class Privatizer(NamedTuple):
       output_range: the observations it emits, ``(low, high)`` (``None``: those it was given).
       accountant: its privacy claim (`jaxbandit.accounting.Accountant`: ε-LDP of each report), or ``None`` (the
         identity channel).
+      contextual: whether ``apply`` takes the round's context as a last argument (a channel that privatizes the
+        pulled arm's features with the reward); `with_context` adapts the others.
     """
 
     name: str
@@ -93,6 +116,7 @@ class Privatizer(NamedTuple):
     reward_range: tuple | None = None
     output_range: tuple | None = None
     accountant: Any = None
+    contextual: bool = False
 
     def __repr__(self) -> str:
         return (f"Privatizer(name={self.name!r}, default_params={summarize(self.default_params)}, "
@@ -126,6 +150,10 @@ class Policy(NamedTuple):
       tunable: ``{parameter: values}``, the free hyperparameters a user may tune and a small grid of values for each
         (the default among them), which `jaxbandit.frontier` searches; ``{}`` where the paper leaves nothing free
         (a privacy-calibrated parameter is never listed: the accountant sets it).
+      contextual: whether ``select``, ``update`` and ``log_prob`` take the round's context as a last argument
+        (``select(rng, state, params, context)``, ...); its factory then takes the features' dimension,
+        ``(num_arms, dim, **options)``, and it runs only on a contextual environment. `with_context` adapts the
+        others.
     """
 
     name: str
@@ -142,11 +170,42 @@ class Policy(NamedTuple):
     bind_horizon: Callable | None = None
     log_prob: Callable | None = None
     tunable: Any = ()
+    contextual: bool = False
 
     def __repr__(self) -> str:
         options = "".join(f", {k}={v!r}" for k, v in dict(self.options).items())
         return (f"Policy(name={self.name!r}, num_arms={self.num_arms}{options}, default_params="
                 f"{summarize(self.default_params)}, reward_range={self.reward_range})")
+
+
+def with_context(component):
+    """The component with the contextual signatures the engine calls: ``select(rng, state, params, context)``,
+    ``update(rng, state, arm, observation, params, context)``, ``log_prob(state, arm, params, context)`` for a
+    `Policy`, ``apply(rng, arm, reward, params, context)`` for a `Privatizer`. A contextual component is returned as
+    it is; a context-free one is wrapped to ignore the context (the context is optional, so wrapping twice is
+    harmless), so it is written, and computes, as before (the model is optax's ``with_extra_args_support``)."""
+    if getattr(component, "contextual", False):
+        return component
+    if isinstance(component, Policy):
+        select, update, log_prob = component.select, component.update, component.log_prob
+        return component._replace(
+            select=lambda rng, state, params, context=None: select(rng, state, params),
+            update=lambda rng, state, arm, obs, params, context=None: update(rng, state, arm, obs, params),
+            log_prob=None if log_prob is None else (
+                lambda state, arm, params, context=None: log_prob(state, arm, params)))
+    if isinstance(component, Privatizer):
+        apply = component.apply
+        return component._replace(apply=lambda rng, arm, reward, params, context=None: apply(rng, arm, reward, params))
+    raise ValueError(f"with_context takes a jaxbandit.Policy or Privatizer, got {type(component).__name__}")
+
+
+def sample_with_context(env: Env):
+    """The environment's ``sample`` with the contextual signature ``(rng, arm, params, context)`` (a context-free
+    environment's ignores the context)."""
+    if env.context is not None:
+        return env.sample
+    sample = env.sample
+    return lambda rng, arm, params, context=None: sample(rng, arm, params)
 
 
 class SimParams(NamedTuple):

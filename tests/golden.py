@@ -36,6 +36,7 @@ HORIZON, RUNS, SEED = 437, 6, 3  # 437 = 8 blocks of 50 + a tail of 37 steps
 # contract's other parameter values.
 CONTRACT_HORIZONS = {"dp-ftpl-beta": 3400}
 MEANS4 = [0.3, 0.55, 0.5, 0.8]
+LINEAR_FEATURES = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.6, 0.0, 0.8], [0.0, 0.6, 0.8]]
 CH = {"p00": [0.6, 0.9, 0.8, 0.7], "p11": [0.7, 0.9, 0.85, 0.6]}
 
 # policy name -> (env, env_params, policy_params, privatizer, privatizer_params, horizon)
@@ -71,6 +72,10 @@ POLICY_CASES = {
     "lazy-ucb": ("bernoulli", {"means": MEANS4}, {"epsilon": 0.8}, "identity", {}, HORIZON),
     "epsilon-greedy": ("bernoulli", {"means": MEANS4}, {"epsilon": 0.2}, "identity", {}, HORIZON),
     "uniform": ("bernoulli", {"means": MEANS4}, {}, "identity", {}, HORIZON),
+    # linear bandits (issue 48): features drawn each round (the per-step pseudo-regret) and fixed features
+    "linucb": ("linear", {"num_arms": 6, "theta": [0.2, -0.1, 0.5], "law": "sphere-bias", "link": "logistic"}, {},
+               "identity", {}, HORIZON),
+    "lin-ts": ("linear", {"features": LINEAR_FEATURES, "theta": [0.3, 0.1, 0.4]}, {}, "identity", {}, HORIZON),
 }
 
 # Policies with Laplace releases or Gaussian draws: their recorded cases run the float draw (the build-time option
@@ -105,6 +110,7 @@ ENV_CASES = {
     "pareto": {"means": [0.9, 0.5, 0.2], "v": [0.9, 0.9, 0.5]},
     "student-t": {"means": [0.0, 0.5, 1.0], "scales": [1.0, 0.5, 2.0], "df": [3.0, 1.5, 30.0]},
     "testbed20": {},
+    "linear": {"features": LINEAR_FEATURES, "theta": [0.3, 0.2, 0.4], "rewards": "gaussian"},
 }
 
 SWEEP = dict(env="bernoulli", env_params={"means": MEANS4}, policy="modified-thompson", policy_options=FLOAT,
@@ -141,7 +147,7 @@ RECORD = (1, 2, 49, 50, 51, 100, 399, 400, 401)  # and the horizon
 # depend on T), the grid sweep and DP-SE's T = 6037, which keep the tail block and the final counts under check.
 PREFIX = 400
 FULL_HORIZON = ("policy/dp-ftpl-new", "policy/dp-rucb", "policy-discrete/dp-rucb", "policy/dp-se",
-                "policy-discrete/dp-se", "sweep")
+                "policy-discrete/dp-se", "sweep", "policy/linucb")  # linucb: its delta is 1/T
 
 
 def compute(kwargs, horizon=None):

@@ -17,7 +17,7 @@ Z = float(stats.norm.isf(ALPHA / 2))           # two-sided z threshold (4.89)
 # One policy of each policy module (its own step code): the default suite's cases of per-policy tests
 # (tests/test_contracts.py checks that every module has exactly one).
 POLICY_PER_MODULE = ("modified-thompson", "klucb", "ucb-cf", "dp-ucb-int", "dp-se", "dp-ftpl-new", "dp-rse",
-                     "epsilon-greedy")
+                     "epsilon-greedy", "linucb")
 
 
 def default_subset(values, default, *, several=False):

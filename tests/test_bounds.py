@@ -22,12 +22,13 @@ def test_every_bound_is_registered_with_a_citation_and_speaks_about_registered_p
     assert len(theory.REGISTRY) >= 26
     for name in theory.REGISTRY:
         b = theory.REGISTRY[name]
-        assert b.name == name and b.paper in {"000", "001", "002", "003", "004"}
+        assert b.name == name and (b.paper in {"000", "001", "002", "003", "004"} or not b.paper.isdigit())
         assert b.kind in ("upper", "lower") and b.quantity in ("regret", "pulls")
         assert b.policies and all(p in policies.REGISTRY for p in b.policies), name
-        assert f"seed {b.paper}" in b.__doc__.lower(), name  # the docstring cites the paper and the result
+        cited = f"seed {b.paper}" if b.paper.isdigit() else b.paper.split()[0].lower()
+        assert cited in b.__doc__.lower(), name  # the docstring cites the paper and the result
     papers = {theory.REGISTRY[n].paper for n in theory.REGISTRY}
-    assert papers == {"000", "001", "002", "003", "004"}
+    assert papers >= {"000", "001", "002", "003", "004", "Abbasi-Yadkori et al. 2011"}
     with pytest.raises(ValueError, match="bound"):
         theory.REGISTRY["theorem-99"]
 

@@ -56,6 +56,8 @@ def test_epoch_simulation_with_the_pseudo_regret_only(tmp_path, capsys):
 
 def test_every_listed_environment_can_be_expressed(tmp_path, capsys):
     from jaxbandit import envs
+    features = tmp_path / "arms.csv"
+    np.savetxt(features, [[1.0, 0.0], [0.0, 1.0]], delimiter=",")
     per_family = {"bernoulli": ["--means", "0.2,0.8"], "gaussian": ["--means", "0.2,0.8"],
                   "truncexp": ["--env-param", "rates=1,2"], "beta": ["--env-param", "alpha=1,2", "--env-param",
                                                                      "beta=2,1"],
@@ -64,7 +66,8 @@ def test_every_listed_environment_can_be_expressed(tmp_path, capsys):
                   "pareto": ["--means", "0.2,0.8", "--env-param", "v=0.9"],
                   "student-t": ["--means", "0,1", "--env-param", "df=3,3"],
                   "mixture": ["--arm", "bernoulli:means=0.9", "--arm", "2*beta:alpha=4,beta=1"],
-                  "testbed20": []}
+                  "testbed20": [],
+                  "linear": ["--env-param", "features=" + str(features), "--env-param", "theta=0.5,0.3"]}
     assert set(per_family) == set(envs.names())  # a new environment needs a CLI line here
     for name, flags in per_family.items():
         args = cli.build_parser().parse_args(["run", "--env", name, *flags, "--policy", "uniform", "--horizon", "60",

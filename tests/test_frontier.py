@@ -46,7 +46,7 @@ def _claim(row, num_arms=len(MEANS), horizon=400):
 def test_selection_follows_the_instance():
     algs, skipped = fr.algorithms("bernoulli", {"means": MEANS})
     names = {a.name: a for a in algs}
-    private = [n for n in policies.names() if policies.get(n, 2).accountant is not None]
+    private = [n for n in policies.names() if policies.get(n, 2, dim=1).accountant is not None]
     assert set(private) <= set(names) and not skipped
     assert names["ldp-rse"].family == "local" and names["dp-se"].family == "central"
     assert names["thompson+linear"].family == "local" and names["thompson+linear"].private == "privatizer"

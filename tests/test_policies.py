@@ -12,7 +12,7 @@ from jaxbandit.engine import _ADVANCE_CACHE
 from jaxbandit.policies.common import argmax_random_tie, inclusive_count
 from jaxbandit.policies.phased import round_robin
 from jaxbandit.policies.ucb import bernoulli_kl, klucb_index
-from jaxbandit.types import StepRandom
+from jaxbandit.types import StepRandom, with_context
 from tests.helpers import POLICY_PER_MODULE, Z, default_subset
 
 K = 4
@@ -27,17 +27,20 @@ def _rng(policy, params, seed=0, i=0):
 
 @pytest.mark.parametrize("name", default_subset(NAMES, POLICY_PER_MODULE))
 def test_contract(name):
-    policy, params = policies.make(name, K)
+    dim = 3 if policies.is_contextual(name) else None  # a contextual policy's context: K arms' features
+    policy, params = policies.make(name, K, dim=dim)
+    context = None if dim is None else jax.random.normal(jax.random.key(7), (K, dim))
     if policy.bind_horizon is not None:  # the drivers and rollout fill T before a run
         params = policy.bind_horizon(params, 1000)
     state = jax.jit(policy.init)(params)
-    select, update = jax.jit(policy.select), jax.jit(policy.update)
+    adapted = with_context(policy)
+    select, update = jax.jit(adapted.select), jax.jit(adapted.update)
     dtypes = jax.tree.map(lambda x: x.dtype, state)
     for i in range(3):
         rng = _rng(policy, params, seed=1, i=i)
-        arm = select(rng, state, params)
+        arm = select(rng, state, params, context)
         assert arm.dtype == jnp.int32 and arm.shape == () and 0 <= int(arm) < K
-        state = update(rng, state, arm, jnp.float32(0.5), params)
+        state = update(rng, state, arm, jnp.float32(0.5), params, context)
         assert jax.tree.map(lambda x: x.dtype, state) == dtypes
         assert all(np.all(np.isfinite(np.asarray(x, dtype=float))) for x in jax.tree.leaves(state))
 

@@ -4,8 +4,9 @@ per-arm lists.
 Families (one value per arm, scalars broadcast): ``bernoulli(means)``, ``gaussian(means, stds=1, low=-inf,
 high=inf)``, ``truncexp(rates)``, ``beta(alpha, beta)``, ``uniform(low, high)``,
 ``two-point(low, high, p_high)``; and ``mixture(arms=[(family, {field: value}), ...])`` for a bandit whose
-arms come from different families. Named instances of the papers (``INSTANCES``, e.g. ``testbed20``) take no
-parameters.
+arms come from different families; ``linear(features, theta, ...)``, the linear (contextual) bandit of
+`jaxbandit.envs.linear`, whose context each round is the arms' features. Named instances of the papers
+(``INSTANCES``, e.g. ``testbed20``) take no parameters.
 """
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ import numpy as np
 
 from jaxbandit.envs.distributions import (FAMILIES, MixtureParams, family_env, family_params, mixture_env,
                                           open_uniform, pick)
+from jaxbandit.envs.linear import LinearParams, linear
 from jaxbandit.registry import Registry
 
-__all__ = ["REGISTRY", "FAMILIES", "INSTANCES", "TESTBED20", "MixtureParams", "family_env", "mixture_env",
-           "family_params", "make", "mixture", "names", "open_uniform", "pick"]
+__all__ = ["REGISTRY", "FAMILIES", "INSTANCES", "TESTBED20", "MixtureParams", "LinearParams", "family_env",
+           "mixture_env", "family_params", "make", "mixture", "linear", "names", "open_uniform", "pick"]
 
 # The 20-arm testbed of seed 000 Sec. 5 (copied there from Ren et al. 2020), best arm first: means 0.9 / 0.8 /
 # 0.7 / 0.6 / 0.5 by arm type; E[R²] 0.9 / 2/3 / 0.58 / 0.6 / 1/3.
@@ -83,7 +85,7 @@ def _instance_factory(name: str):
 
 #: The environments by name (`jaxbandit list`): the reward families, ``mixture`` and the papers' instances.
 REGISTRY = Registry("environment", {**{name: _family_factory(name) for name in FAMILIES}, "mixture": mixture,
-                                    **{name: _instance_factory(name) for name in INSTANCES}})
+                                    "linear": linear, **{name: _instance_factory(name) for name in INSTANCES}})
 
 
 def names():

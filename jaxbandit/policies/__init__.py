@@ -2,7 +2,9 @@
 
 One file per algorithm family; ``make(name, num_arms, options=None, **params)`` returns ``(policy, params)`` with
 the user's values validated and cast to the dtypes of the policy's defaults. ``options`` are the factory's
-build-time choices (e.g. ``{"release": "float"}``), numbers never are.
+build-time choices (e.g. ``{"release": "float"}``), numbers never are. A contextual policy's factory (linear
+bandits, `jaxbandit.policies.linear`) also takes the features' dimension: ``(num_arms, dim, **options)``; ``get``
+and ``make`` take it as ``dim`` (the environment's `Env.dim`).
 """
 from __future__ import annotations
 
@@ -17,12 +19,13 @@ from jaxbandit.policies.elimination import dp_se
 from jaxbandit.policies.ftpl import dp_ftpl_beta, dp_ftpl_gauss, dp_ftpl_new, gdp_elim_new
 from jaxbandit.policies.robust import dp_rse, dp_rucb, ldp_rse
 from jaxbandit.policies.greedy import epsilon_greedy, uniform
+from jaxbandit.policies.linear import lin_ts, linucb
 from jaxbandit.policies.thompson import gaussian_thompson, modified_thompson, thompson
 from jaxbandit.policies.ucb import klucb, lazy_ucb, ucb1
 from jaxbandit.registry import Registry
 
 __all__ = ["REGISTRY", "names", "get", "make", "option_names", "common", "corrupt", "dp_ucb", "elimination", "ftpl",
-           "greedy", "phased", "robust", "thompson", "ucb"]
+           "greedy", "linear", "phased", "robust", "thompson", "ucb", "is_contextual"]
 
 #: The policies by name (`jaxbandit list`): each a factory ``(num_arms, **params) -> (Policy, params)``.
 REGISTRY = Registry("policy", {
@@ -50,6 +53,8 @@ REGISTRY = Registry("policy", {
     "lazy-ucb": lazy_ucb,
     "epsilon-greedy": epsilon_greedy,
     "uniform": uniform,
+    "linucb": linucb,
+    "lin-ts": lin_ts,
 })
 
 
@@ -70,9 +75,24 @@ _MOVED = {"noise": "release ('float' for noise=0; the default 'discrete' or 'tai
           "log_base": "variant ('printed' for the paper's ln T, log_base=e; 'corrected' for 0)"}
 
 
-def get(name: str, num_arms: int, **options):
-    """The policy object for ``name``, K arms and the build-time ``options`` (memoized, so jit caches hit)."""
+def is_contextual(name: str) -> bool:
+    """Whether policy ``name`` is contextual: its factory takes the features' dimension, ``(num_arms, dim, ...)``."""
+    return "dim" in inspect.signature(REGISTRY[name]).parameters
+
+
+def get(name: str, num_arms: int, dim: int | None = None, **options):
+    """The policy object for ``name``, K arms and the build-time ``options`` (memoized, so jit caches hit);
+    ``dim``: the features' dimension d, which a contextual policy needs (and a context-free one ignores)."""
     checks.positive_int("num_arms", num_arms)
+    if is_contextual(name):
+        if dim is None:
+            raise ValueError(f"policy {name!r} is contextual: it needs an environment whose context gives each arm "
+                             f"d features (e.g. 'linear')")
+        return _get(name, int(num_arms), _checked_options(name, options), checks.positive_int("dim", dim))
+    return _get(name, int(num_arms), _checked_options(name, options))
+
+
+def _checked_options(name: str, options) -> tuple:
     valid = option_names(name)
     unknown = sorted(set(options) - set(valid))
     if unknown:
@@ -80,18 +100,18 @@ def get(name: str, num_arms: int, **options):
     for key, value in options.items():
         if not isinstance(value, str):
             raise ValueError(f"policy {name!r} option {key}={value!r} must be a string, e.g. {valid[key]!r}")
-    return _get(name, int(num_arms), tuple(sorted({**valid, **options}.items())))
+    return tuple(sorted({**valid, **options}.items()))
 
 
 @functools.lru_cache(maxsize=None)
-def _get(name: str, num_arms: int, options: tuple):
-    return REGISTRY[name](num_arms, **dict(options))
+def _get(name: str, num_arms: int, options: tuple, *dim):
+    return REGISTRY[name](num_arms, *dim, **dict(options))
 
 
-def make(name: str, num_arms: int, options: Mapping | None = None, **params):
-    """``(policy, params)``: the registered policy built with ``options`` and its defaults overridden by
-    ``params``."""
-    policy = get(name, num_arms, **dict(options or {}))
+def make(name: str, num_arms: int, options: Mapping | None = None, *, dim: int | None = None, **params):
+    """``(policy, params)``: the registered policy built with ``options`` (and, contextual, the features'
+    dimension ``dim``) and its defaults overridden by ``params``."""
+    policy = get(name, num_arms, dim, **dict(options or {}))
     moved_option(policy, params)
     return policy, checks.with_params(policy, **params)
 

@@ -8,6 +8,7 @@ unspecified (parameters):
     corrupt           seed 002  corrupt bandits (Theorem 1's lower bound, Theorem 2, Corollaries 2–3)
     ftpl              seed 003  DP-FTPL (Theorems 11, 13, 16, 18) and the global-DP lower bound (Theorem 4)
     heavy_tailed      seed 004  DPRUCB, DPRSE, LDPRSE (Theorems 2, 4, 7) and the lower bounds (5, 8–11)
+    linear            OFUL      LinUCB's regret (Abbasi-Yadkori et al. 2011, Theorem 3)
 
 ``for_policy(name)`` lists the bounds that speak about a registered policy; ``evaluate(...)`` computes them for a
 configuration (what ``jaxbandit bounds`` prints). Where the spec lists an erratum, the default is the corrected
@@ -21,24 +22,25 @@ from typing import Mapping, NamedTuple
 import numpy as np
 
 from jaxbandit.registry import Registry
-from jaxbandit.theory import corrupt, ftpl, heavy_tailed, ldp_thompson, private_thompson
+from jaxbandit.theory import corrupt, ftpl, heavy_tailed, ldp_thompson, linear, private_thompson
 from jaxbandit.theory.base import Bound, NotApplicable
 from jaxbandit.theory.corrupt import (bernoulli_kl, corrupt_lower_bound, corrupt_lower_bound_constant,
                                       klucb_cf_bound, ldp_rr_upper_bound, rr_upper_bound)
 from jaxbandit.theory.ftpl import (ftpl_beta_bound, ftpl_gauss_bound, ftpl_new_bound, gdp_elim_new_bound,
                                    global_dp_lower_bound, global_dp_lower_bound_rate)
 from jaxbandit.theory.ldp_thompson import ldp_ts_bound, ldp_ucb_bound
+from jaxbandit.theory.linear import oful_bound
 from jaxbandit.theory.private_thompson import modified_ts_bound, modified_ts_minimax_bound, modified_ts_pulls
 
 __all__ = ["Bound", "NotApplicable", "REGISTRY", "Value", "for_policy", "evaluate", "namespace",
            "bernoulli_kl", "corrupt_lower_bound", "corrupt_lower_bound_constant", "klucb_cf_bound",
            "ldp_rr_upper_bound", "rr_upper_bound", "ftpl_beta_bound", "ftpl_gauss_bound", "ftpl_new_bound",
            "gdp_elim_new_bound", "global_dp_lower_bound", "global_dp_lower_bound_rate", "ldp_ts_bound",
-           "ldp_ucb_bound", "modified_ts_bound", "modified_ts_minimax_bound", "modified_ts_pulls"]
+           "ldp_ucb_bound", "modified_ts_bound", "modified_ts_minimax_bound", "modified_ts_pulls", "oful_bound"]
 
 #: Every bound of the five papers by name (`jaxbandit bounds --list`), each a `Bound`.
 REGISTRY = Registry("bound", {b.name: b for module in (ldp_thompson, private_thompson, corrupt, ftpl,
-                                                       heavy_tailed) for b in module.BOUNDS})
+                                                       heavy_tailed, linear) for b in module.BOUNDS})
 
 
 def for_policy(name: str) -> list[Bound]:
@@ -69,14 +71,18 @@ class Value(NamedTuple):
 
 
 def namespace(spec) -> dict:
-    """What a `jaxbandit.spec.Spec` (with a horizon) gives the bound functions by name: ``means`` (float64),
-    ``horizon``, ``num_arms``, then the environment's, privatizer's and policy's parameters by field name (a later
+    """What a `jaxbandit.spec.Spec` (with a horizon) gives the bound functions by name: ``means`` (float64; absent
+    where the expected rewards change each round), ``horizon``, ``num_arms``, ``dim`` (a contextual environment's
+    d), then the environment's, privatizer's and policy's parameters by field name (a later
     one wins: the policy's ``v``, ``u`` are what it assumes), with the run-decided ones bound to the horizon, and
     the policy's build-time options (``variant``)."""
     if spec.horizon is None:
         raise ValueError("the bounds need a horizon: resolve the configuration with horizon=T")
-    out = {"means": _decimal(spec.env.means(spec.params.env)), "horizon": int(spec.horizon),
-           "num_arms": spec.env.num_arms}
+    out = {"horizon": int(spec.horizon), "num_arms": spec.env.num_arms}
+    if spec.env.means is not None:
+        out["means"] = _decimal(spec.env.means(spec.params.env))
+    if spec.env.dim is not None:
+        out["dim"] = spec.env.dim
     for params in (spec.params.env, spec.params.privatizer, spec.params.policy):
         for field, value in zip(getattr(params, "_fields", ()), params):
             if value is None or field in ("means", "horizon") or isinstance(value, tuple):

@@ -30,7 +30,8 @@ class Bound:
     ``inputs(spec)``, where given, computes arguments that are not a field (seed 000's privatized means). It raises
     `NotApplicable` where the theorem's conditions fail.
 
-    Attributes: ``name`` (the key in `jaxbandit.theory.REGISTRY`), ``paper`` (the seed, "001"), ``result`` (the
+    Attributes: ``name`` (the key in `jaxbandit.theory.REGISTRY`), ``paper`` (the seed, "001", or the paper's
+    citation, "Abbasi-Yadkori et al. 2011"), ``result`` (the
     theorem and equation), ``kind`` ("upper" | "lower"), ``quantity`` ("regret"; "pulls" is E[n_i(T)] per arm),
     ``asymptotic`` (True: a rate or a liminf whose constant the paper does not give, or that holds only as
     T → ∞, never a finite-T guarantee), ``policies`` (the registry names it speaks about: the policies an upper
@@ -61,8 +62,14 @@ class Bound:
     def __call__(self, **arguments):
         return self.function(**arguments)
 
+    @property
+    def citation(self) -> str:
+        """``"seed 004"`` for a seed paper (``paper`` its number), else ``paper`` itself (e.g. "Abbasi-Yadkori et al.
+        2011")."""
+        return f"seed {self.paper}" if self.paper.isdigit() else self.paper
+
     def __repr__(self) -> str:
-        return f"Bound({self.name!r}: seed {self.paper} {self.result}, {self.kind} bound on {self.quantity})"
+        return f"Bound({self.name!r}: {self.citation} {self.result}, {self.kind} bound on {self.quantity})"
 
     def bind(self, namespace: Mapping, constants: Mapping | None = None) -> dict:
         """The keyword arguments of ``function`` taken from ``namespace`` (by name) and ``constants``."""
