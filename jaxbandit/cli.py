@@ -335,7 +335,7 @@ def cmd_bounds(args) -> int:
         extra = "".join(f", {k} = {v:.4g}" for k, v in (value.extra or {}).items())
         print(f"{record['name']:<26} {record['kind']:<5} {text}{extra}")
         asymptotic = "; asymptotic (a rate or liminf)" if record["asymptotic"] else ""
-        print(f"    seed {record['paper']} {record['result']}{asymptotic}"
+        print(f"    {value.bound.citation} {record['result']}{asymptotic}"
               f"{'; ' + record['note'] if record['note'] else ''}")
     if args.json:
         _write_json(args.json, {"policy": args.policy, "env": args.env, "horizon": request["horizon"],

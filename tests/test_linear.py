@@ -261,3 +261,23 @@ def test_linucb_regret_stays_under_the_oful_bound():
     res = jb.simulate("linear", "linucb", **kw)
     bound = theory.oful_bound(5000, 5, 1.0, 1 / 5000, 0.5, 1.0)
     assert res.mean()[-1] + 4 * res.se()[-1] < bound
+
+
+def test_a_contextual_privatizer_receives_the_round_context():
+    """A channel that reports the pulled arm's first feature instead of its reward (declared contextual): UCB1,
+    which learns from the reports, then favours the arm of the largest first feature (arm 0), not the arm of the
+    best mean (arm 2)."""
+    from jaxbandit.policies.linear import pick_row
+    from jaxbandit.types import EmptyParams, Privatizer, no_draw, no_validate
+    report_feature = Privatizer(name="first-feature", draw=no_draw, validate=no_validate, default_params=EmptyParams(),
+                                apply=lambda rng, arm, reward, params, context: pick_row(context, arm)[0],
+                                contextual=True)
+    features = [[0.9, 0.0, 0.0], [0.5, 0.0, 0.2], [0.0, 0.0, 1.0]]
+    kw = dict(env_params={"features": features, "theta": [0.1, 0.1, 0.8]}, horizon=600, runs=4, progress=False)
+    plain = jb.simulate("linear", "ucb1", **kw)
+    reported = jb.simulate("linear", "ucb1", privatizer=report_feature, **kw)
+    assert np.all(np.argmax(plain.counts, axis=-1) == 2)
+    assert np.all(np.argmax(reported.counts, axis=-1) == 0)
+    with pytest.raises(ValueError, match="privatizer 'first-feature' needs a context"):
+        jb.simulate("bernoulli", "ucb1", privatizer=report_feature, env_params={"means": [0.2, 0.5]}, horizon=10,
+                    runs=2)
