@@ -44,7 +44,7 @@ LAWS = ("fixed", "sphere", "sphere-bias")
 REWARDS = ("bernoulli", "gaussian")
 #: The links from ⟨x, θ⟩ to the mean reward.
 LINKS = ("identity", "logistic")
-#: The laws of a run's instance: as given, or drawn per run as in Chowdhury & Zhou's script.
+#: The laws of a run's instance (as given, or drawn per run as in Chowdhury & Zhou's script).
 INSTANCES = ("given", "chowdhury-zhou")
 CZ_RADIUS = 0.5  # Chowdhury & Zhou's script: θ's first d − 1 coordinates on the sphere of radius 0.5, θ_d = 0.5
 

@@ -76,6 +76,7 @@ def pick_row(features, arm):
 
 
 def ridge_init(dim):
+    """``init`` of a linear policy in d dimensions: V_0⁻¹ = I/λ, b_0 = 0, log det ratio 0."""
     def init(params):
         dtype = jnp.zeros(()).dtype
         return RidgeState(jnp.eye(dim, dtype=dtype) / params.ridge, jnp.zeros(dim, dtype), jnp.zeros((), dtype))
