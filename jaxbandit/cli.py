@@ -153,8 +153,10 @@ def cmd_run(args) -> int:
     for path, flag in ((args.json, "--json"), (args.plot, "--plot"), (args.save and args.save + ".npz", "--save")):
         if writer:
             _output_path(path, flag)
-    if args.simulator == "epochs":  # one piece: nothing to checkpoint or chunk
-        res = simulate(**run_request(args), simulator="epochs", progress=False)
+    from jaxbandit.spec import SIMULATORS
+    in_one_piece = not SIMULATORS[args.simulator].chunked
+    if in_one_piece:  # nothing to checkpoint or chunk
+        res = simulate(**run_request(args), simulator=args.simulator, progress=False)
     else:
         checkpoint = None if args.checkpoint == "none" else args.checkpoint
         res = simulate(**run_request(args), checkpoint=checkpoint, keep_checkpoint=True,
@@ -177,7 +179,7 @@ def cmd_run(args) -> int:
         kept = (f"the finished run is kept in {checkpoint}{' (and each process its own file)' if several else ''}: "
                 f"fix the path and run the same command again{' in every process' if several else ''} (it resumes "
                 f"from there without simulating)") if checkpoint else (
-            "the epoch simulation keeps no checkpoint: fix the path and run it again" if args.simulator == "epochs"
+            "the epoch simulation keeps no checkpoint: fix the path and run it again" if in_one_piece
             else "pass --checkpoint to keep finished runs")
         raise ValueError(f"writing the outputs failed ({failure}); {kept}") from None
     if checkpoint and not args.keep_checkpoint and os.path.exists(checkpoint):
@@ -236,14 +238,6 @@ def _policy_options(args) -> dict:
     return options
 
 
-def private_components() -> tuple[list[str], list[str]]:
-    """The registered policies and privatizers that carry an accountant (a privacy claim)."""
-    from jaxbandit import policies, privatizers
-    pol = [n for n in policies.names() if policies.get(n, 2, dim=1).accountant is not None]  # dim: contextual ones
-    priv = [n for n in privatizers.names() if privatizers.make(n)[0].accountant is not None]
-    return pol, priv
-
-
 def cmd_privacy(args) -> int:
     from jaxbandit import checks, engine, policies, privatizers
     from jaxbandit.types import SimParams
@@ -263,7 +257,7 @@ def cmd_privacy(args) -> int:
                          "not both")
     horizon = checks.positive_int("horizon", args.horizon)
     num_arms = checks.positive_int("arms", args.arms or 2)
-    pol_names, priv_names = private_components()
+    pol_names, priv_names = policies.private_names(), privatizers.private_names()
     if args.policy is not None:
         checks.known_name("policy", args.policy, policies.REGISTRY)
         if args.policy not in pol_names:
@@ -346,9 +340,9 @@ def cmd_bounds(args) -> int:
 def _list_private() -> int:
     from jaxbandit import policies, privatizers
     from jaxbandit.accounting.accountants import NOTIONS, SCOPES
-    pol, priv = private_components()
-    rows = [(n, "policy", policies.get(n, 2, dim=1).accountant) for n in pol]
-    rows += [(n, "privatizer", privatizers.make(n)[0].accountant) for n in priv]
+    # a claim's notion and scope do not depend on the number of arms: any K builds the accountant
+    rows = [(n, "policy", policies.get(n, 2).accountant) for n in policies.private_names()]
+    rows += [(n, "privatizer", privatizers.make(n)[0].accountant) for n in privatizers.private_names()]
     width = max(len(n) for n, _, _ in rows)
     for name, kind, acc in rows:
         print(f"  {name:<{width}}  {kind:<10}  {NOTIONS[acc.notion]:<10} over {SCOPES[acc.scope]}")
@@ -429,13 +423,15 @@ def _audit_line(result) -> str:
 
 def audit_table(rows) -> str:
     """The privacy report: one Markdown row per audit result (`AuditResult.as_json`)."""
-    lines = ["| component | claim | audited lower bound | exact level | trials per side | reproduce |",
-             "|---|---|---|---|---|---|"]
+    from jaxbandit.audit import components
+    lines = ["| audit | tests the claim of | claim | audited lower bound | exact level | trials per side | reproduce |",
+             "|---|---|---|---|---|---|---|"]
     for r in rows:
         sym = "ε" if r["claim_kind"] == "epsilon" else "μ"
         claim = f"{sym} = {r['claim']:.4g}" + (f", δ = {r['delta']:.3g}" if r.get("delta") else "")
         exact = "—" if r["exact"] is None else f"{r['exact']:.4g}"
-        lines.append(f"| {r['component']} | {claim} | {r['lower_bound']:.4g} | {exact} | {r['trials']:,} | "
+        of = ", ".join(components.audited_components(r["component"]))
+        lines.append(f"| {r['component']} | {of} | {claim} | {r['lower_bound']:.4g} | {exact} | {r['trials']:,} | "
                      f"`jaxbandit audit {r['component']}` |")
     return "\n".join(lines)
 
@@ -589,7 +585,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar (default: on a terminal, after 3 s); a run with over a minute left prints "
                         "its estimated time left either way")
-    r.add_argument("--simulator", choices=("steps", "epochs"), default="steps",
+    r.add_argument("--simulator", choices=("steps", "epochs"), default="steps",  # jaxbandit.spec.SIMULATORS
                    help="steps: the engine (every policy); epochs: successive elimination (dp-rse, ldp-rse) phase "
                         "by phase, the same law, faster, in one piece (no checkpoint or progress)")
     r.add_argument("--realized", action=argparse.BooleanOptionalAction, default=True,

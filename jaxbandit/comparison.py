@@ -298,8 +298,9 @@ class Frontier:
                 audit = ""
                 if "audit" in r:
                     a = r["audit"]
-                    audit = ("  [no audit]" if a is None else f"  [audit: {a['claim_kind']} >= {a['lower_bound']:.3g}"
-                             + (" VIOLATED]" if a["violated"] else "]"))
+                    named = f"audit {a['name']}" if a is not None and a.get("name") else "audit"  # (older files)
+                    audit = ("  [no audit]" if a is None else f"  [{named}: {a['claim_kind']} >= "
+                             f"{a['lower_bound']:.3g}" + (" VIOLATED]" if a["violated"] else "]"))
                 lines.append(f" {mark} {r['algorithm']:29s} {r['family']:7s} {_short_claim(r):36s} "
                              f"{r['regret_mean']:>11.5g} ± {r['regret_se']:<7.3g}  {shown}{warn}{audit}")
         if self.skipped:
@@ -527,10 +528,10 @@ def _spec(alg, env, env_params, horizon, record, given, options):
     moments, _ = _moment_params(pol, env_o, env_p, support, given)
     kw = dict(env_params=env_params, policy_params={**moments, **given}, policy_options=options, horizon=horizon,
               record=record, realized=False)
-    try:
-        return specs.resolve(env, alg.policy, alg.privatizer, simulator="epochs", **kw)
-    except ValueError:
-        return specs.resolve(env, alg.policy, alg.privatizer, **kw)
+    epochs = specs.SIMULATORS["epochs"]
+    simulator = "steps" if epochs.unsupported(env_o, pol, None if alg.privatizer == "identity" else
+                                              privatizers.make(alg.privatizer)[0]) else "epochs"
+    return specs.resolve(env, alg.policy, alg.privatizer, simulator=simulator, **kw)
 
 
 def _bound(spec, point):
@@ -713,19 +714,21 @@ def _tune_gradient(alg, spec, env, env_params, levels, delta, horizon, tuning_ru
 
 
 def _audit(alg, row, seed) -> dict | None:
-    """The audit of the row's private component at its parameters: ``{"lower_bound", "claim", "claim_kind",
-    "violated", "trials"}``, or ``None`` where there is no audit of that component's name."""
+    """The audit of the row's private component at its parameters: the first audit its registration lists (its own,
+    or its mechanism's: DPRSE's epoch mean), with ``{"name", "lower_bound", "claim", "claim_kind", "violated",
+    "trials"}``; ``None`` where it lists none."""
     import inspect
     from jaxbandit.audit import components, montecarlo
-    name = alg.policy if alg.private == "policy" else alg.privatizer
-    if name not in components.names():
+    listed = components.for_component(alg.private, alg.policy if alg.private == "policy" else alg.privatizer)
+    if not listed:
         return None
+    name = listed[0]
     params = row["params"][alg.private]
     accepted = inspect.signature(components.REGISTRY[name]).parameters
     audit = components.make(name, **{k: v for k, v in params.items() if k in accepted and k != "bug"})
     result = montecarlo.run(audit, seed=seed)
-    return {"lower_bound": result.lower_bound, "claim": result.claim, "claim_kind": result.claim_kind,
-            "violated": bool(result.violated), "trials": result.trials}
+    return {"name": name, "lower_bound": result.lower_bound, "claim": result.claim,
+            "claim_kind": result.claim_kind, "violated": bool(result.violated), "trials": result.trials}
 
 
 def _point_params(alg, point) -> dict:

@@ -34,13 +34,13 @@ import numpy as np
 
 from jaxbandit import checks
 from jaxbandit.policies.common import kahan_add
-from jaxbandit.types import (IDENTITY, Env, Policy, Privatizer, SimParams, StepRandom, sample_with_context, summarize,
+from jaxbandit.types import (IDENTITY, Env, Policy, Privatizer, SimParams, Simulator, StepRandom, sample_with_context, summarize,
                              with_context)
 
 BLOCK = 50  # steps per randomness block; part of the random stream's definition (changing it changes draws)
 UNROLL = 5  # inner-scan unroll: on the 2-core CPU, unroll=1 is 3-4x slower than 2..10 (benchmarks/RESULTS.md)
 
-__all__ = ["BLOCK", "UNROLL", "MAX_HORIZON", "SimParams", "Trace", "EngineState", "RunState", "rollout", "step",
+__all__ = ["SIMULATOR", "check_arms", "block_plan", "BLOCK", "UNROLL", "MAX_HORIZON", "SimParams", "Trace", "EngineState", "RunState", "rollout", "step",
            "record_times", "horizon_and_records", "check", "bind", "record_slots", "compiler_options", "instance_key",
            "run_instance"]
 
@@ -139,13 +139,18 @@ def _traced(tree) -> bool:
     return any(isinstance(x, jax.core.Tracer) for x in jax.tree.leaves(tree))
 
 
+def check_arms(env: Env, policy: Policy) -> None:
+    """The policy is built for the environment's number of arms (a clear error otherwise)."""
+    if policy.num_arms != env.num_arms:
+        raise ValueError(f"policy {policy.name!r} is built for {policy.num_arms} arms but environment "
+                         f"{env.name!r} has {env.num_arms}")
+
+
 def check(env: Env, policy: Policy, privatizer: Privatizer, params: SimParams) -> None:
     """Every check of one configuration of component objects: each component's own ``validate`` and the
     cross-component ones (arms, contexts, reward ranges). Shapes are always checked; values only where they are
     concrete (inside ``jit``/``vmap``/``grad`` the caller that made them concrete checks them)."""
-    if policy.num_arms != env.num_arms:
-        raise ValueError(f"policy {policy.name!r} is built for {policy.num_arms} arms but environment "
-                         f"{env.name!r} has {env.num_arms}")
+    check_arms(env, policy)
     for role, comp in (("policy", policy), ("privatizer", privatizer)):
         if comp.contextual and env.context is None:
             raise ValueError(f"{role} {comp.name!r} needs a context each round (features of the arms) but "
@@ -380,9 +385,8 @@ def rollout(env: Env, policy: Policy, privatizer: Privatizer | None = None, *, h
                              f"jaxbandit.rollout also takes registry names), got {type(obj).__name__} {obj!r:.60}")
     horizon, times = horizon_and_records(horizon, record_times)
     slots = record_slots(times)
-    n_full, tail = divmod(horizon, BLOCK)
-    full = make_block(env, policy, privatizer, BLOCK, slots, batched=False, unroll=unroll)
-    last = make_block(env, policy, privatizer, tail, slots, batched=False, unroll=unroll) if tail else None
+    plan = [(steps, blocks, make_block(env, policy, privatizer, steps, slots, batched=False, unroll=unroll))
+            for steps, blocks in block_plan(horizon)]
     n_rec = len(times)
 
     def run(key, params: SimParams) -> Trace:
@@ -393,15 +397,32 @@ def rollout(env: Env, policy: Policy, privatizer: Privatizer | None = None, *, h
         mu_star, gaps = regret_reference(env, params.env)
         state = init_state(policy, params, env.num_arms, n_rec, slots, per_step_regret=env.means is None)
 
-        def body(s, b):
-            return full(s, b, key, params, rec, mu_star, gaps), None
-
-        state, _ = jax.lax.scan(body, state, jnp.arange(n_full))
-        if last is not None:
-            state = last(state, jnp.asarray(n_full, jnp.int32), key, params, rec, mu_star, gaps)
+        first = 0
+        for steps, blocks, block in plan:
+            if steps == BLOCK:  # the whole blocks, scanned
+                body = lambda s, b, block=block: (block(s, b, key, params, rec, mu_star, gaps), None)
+                state, _ = jax.lax.scan(body, state, jnp.arange(first, first + blocks))
+            else:  # the tail block
+                state = block(state, jnp.asarray(first, jnp.int32), key, params, rec, mu_star, gaps)
+            first += blocks
         return Trace(state.pseudo[:n_rec], state.realized[:n_rec], state.run.counts)
 
     return run
+
+
+def block_plan(horizon: int, done: int = 0, chunk=lambda: None):
+    """The one plan by which every driver runs T steps in blocks: ``(steps, blocks)`` pairs from block ``done`` on,
+    the whole blocks of `BLOCK` steps ``chunk()`` blocks at a time (``None``: all that are left; the drivers size
+    chunks by their timings, asked afresh before each), then the tail block of T mod `BLOCK` steps, if any. Used by
+    `rollout` (under ``lax.scan``), the chunked driver (`jaxbandit.simulation.run_engine`) and the tuner's
+    evaluation (`jaxbandit.simulation.final_state`)."""
+    n_full, tail = divmod(horizon, BLOCK)
+    while done < n_full:
+        blocks = min(chunk() or n_full - done, n_full - done)
+        yield BLOCK, blocks
+        done += blocks
+    if tail and done == n_full:
+        yield tail, 1
 
 
 _ADVANCE_CACHE: dict = {}
@@ -472,3 +493,10 @@ def make_advance(env: Env, policy: Policy, privatizer: Privatizer, steps: int, s
     chunks by time). ``mesh``: shard the batch over its devices (the batch size must be a multiple of their
     number; `jaxbandit.simulation.run_engine` pads it)."""
     return _compiled_advance(env, policy, privatizer, steps, slots, unroll, mesh)
+
+
+#: The engine as a simulator component (`jaxbandit.types.Simulator`): every policy, step by step, in chunks.
+SIMULATOR = Simulator(
+    "steps", lambda env, policy, privatizer, *, horizon, record_times, unroll, realized: rollout(
+        env, policy, privatizer, horizon=horizon, record_times=record_times, unroll=unroll),
+    chunked=True, unsupported=lambda env, policy, privatizer: None)

@@ -6,7 +6,6 @@ the same schedule without noise (spec 004 §6.4).
 """
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import jax
@@ -20,30 +19,36 @@ from jaxbandit.mechanisms.truncated_mean import central_release, local_report, t
 from jaxbandit.policies.common import capped_pulls, kahan_add
 from jaxbandit.policies.elimination import eliminate
 from jaxbandit.policies.phased import round_robin
-from jaxbandit.policies.robust import ldp_rse_schedule, rse_schedule
-from jaxbandit.types import StepRandom
+from jaxbandit.types import Simulator, StepRandom
 
-__all__ = ["FAMILIES", "supports", "rollout", "EpochTrace", "MAX_EPOCHS", "fluid_regret"]
+__all__ = ["SIMULATOR", "supports", "unsupported", "rollout", "EpochTrace", "MAX_EPOCHS", "fluid_regret"]
 
 # The policies this simulator knows, by registry name: their epoch schedule (from a policy's options) and whether
 # the learner sees locally privatized rewards.
-FAMILIES = {
-    "dp-rse": lambda options: (rse_schedule, False),
-    "ldp-rse": lambda options: (functools.partial(ldp_rse_schedule, printed=options.get("variant") == "printed"),
-                                True),
-}
-
-
 def supports(policy) -> bool:
-    """Whether ``policy`` has an epoch-by-epoch simulation."""
-    return policy.name in FAMILIES
+    """Whether ``policy`` has an epoch-by-epoch simulation: it declares its epoch schedule (`Policy.epochs`)."""
+    return getattr(policy, "epochs", None) is not None
+
+
+def unsupported(env, policy, privatizer=None) -> str | None:
+    """Why the epoch simulation cannot run these components, or ``None`` where it can."""
+    if not supports(policy):
+        return (f"policy={policy.name!r} has no epoch-by-epoch simulation (only a policy that declares its epoch "
+                "schedule, Policy.epochs: dp-rse, ldp-rse): use simulator='steps'")
+    if privatizer is not None and privatizer.name != "identity":
+        return (f"simulator='epochs' takes the identity privatizer ({policy.name} privatizes inside if it is "
+                f"local), got {privatizer.name!r}")
+    try:
+        engine.check_arms(env, policy)
+    except ValueError as err:
+        return str(err)
+    return None
 
 
 def _family(policy):
     if not supports(policy):
-        raise ValueError(f"policy={policy.name!r} has no epoch-by-epoch simulation (it runs {', '.join(FAMILIES)}): "
-                         "use simulator='steps'")
-    return FAMILIES[policy.name](dict(policy.options))
+        raise ValueError(unsupported(None, policy))
+    return policy.epochs
 
 
 # R_τ >= 2 grows about 4x per epoch once its first term exceeds 1 (D_τ halves, power (1+v)/v >= 2): 40 epochs
@@ -91,12 +96,10 @@ def rollout(env, policy, privatizer=None, *, horizon: int, record_times=None, ch
     or three epochs, about 1% of the rounds, to simulate. The pseudo-regret and the pull counts are the same
     numbers as with ``realized=True`` (the same keys for the epochs that are simulated).
     """
+    reason = unsupported(env, policy, privatizer)
+    if reason:
+        raise ValueError(reason)
     schedule, local = _family(policy)
-    if privatizer is not None and privatizer.name != "identity":
-        raise ValueError(f"simulator='epochs' takes the identity privatizer ({policy.name} privatizes inside if it is "
-                         f"local), got {privatizer.name!r}")
-    if policy.num_arms != env.num_arms:
-        raise ValueError(f"policy has {policy.num_arms} arms but the environment has {env.num_arms}")
     horizon, times = engine.horizon_and_records(horizon, record_times)
     checks.positive_int("chunk", chunk)
     release = dict(policy.options)["release"]
@@ -254,3 +257,10 @@ def fluid_regret(name: str, means, horizon: int, times=None, options=None, **par
         pulls = base + mask * q + (mask & (np.cumsum(mask) - 1 < rem))
         out[i] = float(np.dot(pulls, gaps))
     return out
+
+
+#: The epoch-by-epoch simulator as a component (`jaxbandit.types.Simulator`): each run in one piece.
+SIMULATOR = Simulator(
+    "epochs", lambda env, policy, privatizer, *, horizon, record_times, unroll, realized: rollout(
+        env, policy, privatizer, horizon=horizon, record_times=record_times, realized=realized),
+    chunked=False, unsupported=unsupported)

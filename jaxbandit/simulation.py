@@ -24,8 +24,8 @@ import numpy as np
 
 from jaxbandit import checks, compilation_cache, sharding
 from jaxbandit import spec as specs
-from jaxbandit.engine import (BLOCK, RUNS_AXIS, UNROLL, EngineState, SimParams, batch_spec, init_state, make_advance,
-                              record_slots, state_specs)
+from jaxbandit.engine import (BLOCK, RUNS_AXIS, UNROLL, EngineState, SimParams, batch_spec, block_plan, init_state,
+                              make_advance, record_slots, state_specs)
 from jaxbandit.random import threefry
 from jaxbandit.results import Results, config_fingerprint, environment_info, npz_problem
 from jaxbandit.sharding import device_mesh
@@ -126,8 +126,8 @@ def run_spec(spec: Spec, *, runs: int, seed: int = 0, chunk_steps: int | None = 
     """
     if spec.horizon is None:
         raise ValueError("run_spec needs a spec with a horizon: jaxbandit.resolve(..., horizon=T)")
-    if spec.simulator == "epochs" and (callback is not None or checkpoint):
-        raise ValueError("simulator='epochs' runs in one piece: it takes no callback or checkpoint")
+    if not spec.simulator.chunked and (callback is not None or checkpoint):
+        raise ValueError(f"simulator={spec.simulator.name!r} runs in one piece: it takes no callback or checkpoint")
     runs = checks.positive_int("runs", runs)
     seed = checks.positive_int("seed", seed, minimum=0, maximum=MAX_SEED)
     unroll = checks.positive_int("unroll", unroll)
@@ -138,8 +138,8 @@ def run_spec(spec: Spec, *, runs: int, seed: int = 0, chunk_steps: int | None = 
     fingerprint = f"{config_fingerprint(config)}-unroll{unroll}"
     mesh = device_mesh(devices)  # checked before any compilation
     # What ran where: not in the fingerprint (the numbers do not depend on it). The epoch simulator shards its runs
-    # within one process (`_run_epochs`).
-    config["devices"] = 1 if mesh is None or (spec.simulator == "epochs" and sharding.spans_processes(mesh)) else \
+    # within one process (`_run_in_one_piece`).
+    config["devices"] = 1 if mesh is None or (not spec.simulator.chunked and sharding.spans_processes(mesh)) else \
         mesh.size
     if jax.process_count() > 1:
         config["processes"] = jax.process_count()
@@ -172,8 +172,8 @@ def run_spec(spec: Spec, *, runs: int, seed: int = 0, chunk_steps: int | None = 
         at = ", ".join(f"{','.join(p)}={v[i]}" for (p, v), i in zip(axes, coords))
         return f"run {r}" + (f" at {at}" if at else "")
 
-    if spec.simulator == "epochs":
-        return to_results(*_run_epochs(spec, params, keys, describe, None if sharding.spans_processes(mesh) else mesh))
+    if not spec.simulator.chunked:
+        return to_results(*_run_in_one_piece(spec, params, keys, describe, None if sharding.spans_processes(mesh) else mesh))
     out = run_engine(spec.env, spec.policy, spec.privatizer, params, keys, horizon, times, chunk_steps=chunk_steps,
                      progress=progress, checkpoint=checkpoint, fingerprint=fingerprint, describe=describe,
                      unroll=unroll, devices=devices, callback=None if callback is None else
@@ -202,12 +202,10 @@ def final_state(spec: Spec, runs: int, seed: int) -> EngineState:
     params = spec.stacked(runs)
     state = init_state(spec.policy, params, spec.env.num_arms, len(times), slots, num_runs=len(spec.points) * runs,
                        per_step_regret=spec.env.means is None)
-    n_full, tail = divmod(spec.horizon, BLOCK)
     rec = jnp.asarray(times, jnp.int32)
-    for steps, blocks in ((BLOCK, n_full), (tail, 1 if tail else 0)):
-        if blocks:
-            state = make_advance(spec.env, spec.policy, spec.privatizer, steps, slots)(state, np.int32(blocks), keys,
-                                                                                       params, rec)
+    for steps, blocks in block_plan(spec.horizon):
+        state = make_advance(spec.env, spec.policy, spec.privatizer, steps, slots)(state, np.int32(blocks), keys,
+                                                                                   params, rec)
     return state
 
 
@@ -367,8 +365,7 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
     """
     num = len(run_keys)
     slots = record_slots(times)
-    n_full, tail = divmod(horizon, BLOCK)
-    total_blocks = n_full + (1 if tail else 0)
+    total_blocks = -(-horizon // BLOCK)  # the whole blocks and the tail
     mesh = device_mesh(devices)
     shared = sharding.spans_processes(mesh)  # the runs split across processes: every step is taken together
     pad = 0 if mesh is None else -num % mesh.size
@@ -427,12 +424,10 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
                        estimate=not quiet)
     compiled = set()
     compiling = 0.0
+    # chunk lengths come from the timings; with several processes, from process 0's
+    next_chunk = (lambda: sharding.agree(chunks.next(), mesh)) if shared else chunks.next
     try:
-        while done < total_blocks:
-            steps = BLOCK if done < n_full else tail
-            blocks = min(chunks.next(), n_full - done) if done < n_full else 1
-            if shared:  # chunk lengths come from each process's timings: take process 0's
-                blocks = sharding.agree(blocks, mesh)
+        for steps, blocks in block_plan(horizon, done, next_chunk):
             before = int(state.ptr)
             t0, c0 = time.perf_counter(), compilation_cache.compile_seconds()
             advance = make_advance(env, policy, privatizer, steps, slots, unroll, mesh)
@@ -474,17 +469,18 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
     return host(state.pseudo), host(state.realized), host(state.run.counts), n_rec, elapsed, compiling
 
 
-_EPOCHS_CACHE = {}
+_ONE_PIECE_CACHE = {}
 
 
-def _compiled_epochs(spec: Spec, mesh):
-    """The jitted epoch simulation of ``spec``'s runs (keys first, params batched last), sharded over ``mesh``'s
+def _compiled_in_one_piece(spec: Spec, mesh):
+    """The jitted one-piece simulation of ``spec``'s runs (keys first, params batched last), sharded over ``mesh``'s
     devices or not (None). Memoized like the engine's `jaxbandit.engine.make_advance`: on the components' identity
     (kept alive by the cache), the horizon, the record times and the devices, so a second call with new parameter
     values or seeds does not compile again."""
     devices = None if mesh is None else tuple(d.id for d in mesh.devices.flat)
-    key = (id(spec.env), id(spec.policy), spec.horizon, tuple(spec.record_times.tolist()), spec.realized, devices)
-    if key not in _EPOCHS_CACHE:
+    key = (spec.simulator.name, id(spec.env), id(spec.policy), spec.horizon, tuple(spec.record_times.tolist()),
+           spec.realized, devices)
+    if key not in _ONE_PIECE_CACHE:
         run = jax.vmap(spec.rollout(), in_axes=(0, -1))
         if mesh is not None:
             single, first = run, jax.sharding.PartitionSpec(RUNS_AXIS)  # keys and traces: runs first
@@ -493,12 +489,13 @@ def _compiled_epochs(spec: Spec, mesh):
                 return jax.shard_map(single, mesh=mesh, in_specs=(first, jax.tree.map(batch_spec, params)),
                                      out_specs=first, check_vma=False)(keys, params)
 
-        _EPOCHS_CACHE[key] = (spec.env, spec.policy, jax.jit(run))
-    return _EPOCHS_CACHE[key][-1]
+        _ONE_PIECE_CACHE[key] = (spec.env, spec.policy, jax.jit(run))
+    return _ONE_PIECE_CACHE[key][-1]
 
 
-def _run_epochs(spec: Spec, params: SimParams, keys, describe, mesh):
-    """`run_engine`'s outputs from the epoch-by-epoch simulation (`jaxbandit.epochs`; params batched last), its runs
+def _run_in_one_piece(spec: Spec, params: SimParams, keys, describe, mesh):
+    """`run_engine`'s outputs from a simulator that runs each run in one piece (the epoch-by-epoch simulation,
+    `jaxbandit.epochs`; params batched last), its runs
     sharded over ``mesh`` (one process's devices) or on the default device (None). A run depends only on its key,
     so the numbers do not depend on the devices."""
     num = len(keys)
@@ -508,7 +505,7 @@ def _run_epochs(spec: Spec, params: SimParams, keys, describe, mesh):
         keys = _pad_keys(keys, pad)
         params = sharding.place(_pad_runs(params, pad), mesh, batch_spec)
         keys = sharding.place(keys, mesh, lambda x: jax.sharding.PartitionSpec(RUNS_AXIS))
-    trace = _compiled_epochs(spec, mesh)(keys, params)
+    trace = _compiled_in_one_piece(spec, mesh)(keys, params)
     trace = jax.tree.map(lambda x: x[:num], trace)
     pseudo = np.asarray(trace.pseudo_regret).T
     realized = None if trace.regret is None else np.asarray(trace.regret).T

@@ -18,11 +18,13 @@ import numpy as np
 
 from jaxbandit import checks, engine, envs, epochs, policies, privatizers
 from jaxbandit.engine import BLOCK, UNROLL, check, horizon_and_records, record_times
-from jaxbandit.types import IDENTITY, Env, Policy, Privatizer, SimParams
+from jaxbandit.types import IDENTITY, Env, Policy, Privatizer, SimParams, Simulator
 
 __all__ = ["Spec", "resolve", "components", "rollout", "SIMULATORS", "record_times"]
 
-SIMULATORS = ("steps", "epochs")  # the engine (every policy), or `jaxbandit.epochs` (phased elimination)
+#: The simulators by name (`jaxbandit.types.Simulator`): the engine (every policy), or `jaxbandit.epochs` (a policy
+#: with an epoch schedule, phased elimination).
+SIMULATORS = {"steps": engine.SIMULATOR, "epochs": epochs.SIMULATOR}
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -38,7 +40,8 @@ class Spec:
       grid: the grid's axes, ``((paths, values), ...)``: a path per swept params leaf (``"policy.epsilon"``), joint
         paths sweeping together; empty for one point.
       points: every grid point (the Cartesian product, in C order), validated and bound.
-      simulator: ``"steps"`` (the engine) or ``"epochs"`` (`jaxbandit.epochs`).
+      simulator: the `jaxbandit.types.Simulator` (``SIMULATORS["steps"]``, the engine, or ``SIMULATORS["epochs"]``,
+        `jaxbandit.epochs`).
       realized: whether the realized regret is recorded (False: the pseudo-regret only, which lets the epoch
         simulator skip the segments that decide nothing).
       given: how each component was given, for the saved configuration: ``{role: (registry name or None,
@@ -56,7 +59,7 @@ class Spec:
     record_times: np.ndarray | None = None
     grid: tuple = ()
     points: tuple = ()
-    simulator: str = "steps"
+    simulator: Simulator = engine.SIMULATOR
     given: Mapping = dataclasses.field(default_factory=dict)
     realized: bool = True
 
@@ -89,10 +92,8 @@ class Spec:
     def rollout(self, unroll: int = UNROLL):
         """``run(key, params) -> Trace`` of this configuration's simulator (pure; `jaxbandit.engine.rollout`)."""
         self._needs_horizon()
-        simulate_one = epochs.rollout if self.simulator == "epochs" else engine.rollout
-        extra = {"realized": self.realized} if self.simulator == "epochs" else {"unroll": unroll}
-        return simulate_one(self.env, self.policy, self.privatizer, horizon=self.horizon,
-                            record_times=self.record_times, **extra)
+        return self.simulator.rollout(self.env, self.policy, self.privatizer, horizon=self.horizon,
+                                      record_times=self.record_times, unroll=unroll, realized=self.realized)
 
     def _needs_horizon(self):
         if self.horizon is None:
@@ -120,8 +121,8 @@ class Spec:
                     "grid": [{"paths": list(paths), "values": jsonable(values)} for paths, values in self.grid],
                     "horizon": self.horizon, "runs": runs, "seed": seed, "block": BLOCK,
                     "record_times": self.record_times.tolist()})
-        if self.simulator != "steps":  # absent for the engine: older configurations keep their fingerprints
-            out["simulator"] = self.simulator
+        if self.simulator.name != "steps":  # absent for the engine: older configurations keep their fingerprints
+            out["simulator"] = self.simulator.name
         if not self.realized:  # likewise absent by default
             out["realized"] = False
         return out
@@ -142,9 +143,7 @@ def components(env, policy, privatizer=None, policy_options: Mapping | None = No
     if isinstance(privatizer, str):
         privatizer, _ = privatizers.make(privatizer)
     _expect("privatizer", privatizer, Privatizer)
-    if policy.num_arms != env.num_arms:
-        raise ValueError(f"policy {policy.name!r} is built for {policy.num_arms} arms but environment "
-                         f"{env.name!r} has {env.num_arms}")
+    engine.check_arms(env, policy)
     return env, policy, privatizer
 
 
@@ -160,7 +159,7 @@ def _policy_object(policy, env: Env, options):
 
 def resolve(env, policy, privatizer=None, *, env_params=None, policy_params=None, policy_options=None,
             privatizer_params=None, horizon: int | None = None, record=None, grid: Mapping | None = None,
-            simulator: str = "steps", realized: bool = True) -> Spec:
+            simulator: str | Simulator = "steps", realized: bool = True) -> Spec:
     """The `Spec` of a configuration, checked once.
 
     Args:
@@ -173,12 +172,14 @@ def resolve(env, policy, privatizer=None, *, env_params=None, policy_params=None
         option_names` lists them).
       horizon: T (``None``: components and parameters only). record: number of record times (default 100) or an
         explicit increasing array in [1, T]. grid: ``{path: values}`` (see `jaxbandit.sweep`).
-      simulator: one of `SIMULATORS`. realized: record the realized regret too (default) or the pseudo-regret
+      simulator: a name of `SIMULATORS` or a `jaxbandit.types.Simulator`. realized: record the realized regret too (default) or the pseudo-regret
         only (`Results.regret` is then None).
 
     Unpacks as ``env, policy, privatizer, params = resolve(...)``.
     """
-    checks.known_name("simulator", simulator, SIMULATORS)
+    if not isinstance(simulator, Simulator):
+        checks.known_name("simulator", simulator, SIMULATORS)
+        simulator = SIMULATORS[simulator]
     if not isinstance(realized, (bool, np.bool_)):
         raise ValueError(f"realized={realized!r} must be True (record the realized regret too) or False (the "
                          "pseudo-regret only)")
@@ -213,8 +214,9 @@ def resolve(env, policy, privatizer=None, *, env_params=None, policy_params=None
     env, policy, privatizer = components(env, policy, privatizer)
     base = checks.strong_dtypes(SimParams(env_p, policy_p, priv_p))
     check(env, policy, privatizer, base)
-    if simulator == "epochs":
-        epochs.rollout(env, policy, privatizer, horizon=horizon or 1, record_times=None)  # its own checks
+    reason = simulator.unsupported(env, policy, privatizer)
+    if reason:
+        raise ValueError(reason)
     axes, points = _grid_points(base, grid or {})
     spec = Spec(env, policy, privatizer, base, horizon, times, tuple(axes), (), simulator, given, bool(realized))
     points = tuple(spec._checked(p) for p in points)

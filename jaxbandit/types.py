@@ -154,6 +154,10 @@ class Policy(NamedTuple):
         (``select(rng, state, params, context)``, ...); its factory then takes the features' dimension,
         ``(num_arms, dim, **options)``, and it runs only on a contextual environment. `with_context` adapts the
         others.
+      epochs: ``(schedule, local)`` where the policy plays round-robin in epochs of public lengths, so that
+        `jaxbandit.epochs` can simulate it epoch by epoch (DPRSE, LDPRSE): ``schedule`` gives the epochs' lengths
+        (`jaxbandit.policies.robust.rse_schedule`), ``local`` whether each user's reward is privatized; ``None``
+        otherwise.
     """
 
     name: str
@@ -171,6 +175,7 @@ class Policy(NamedTuple):
     log_prob: Callable | None = None
     tunable: Any = ()
     contextual: bool = False
+    epochs: Any = None
 
     def __repr__(self) -> str:
         options = "".join(f", {k}={v!r}" for k, v in dict(self.options).items())
@@ -263,3 +268,26 @@ def no_validate(params, horizon=None):
 #: The no-privacy privatizer, through which the learner sees the reward itself.
 IDENTITY = Privatizer(name="identity", draw=no_draw, apply=lambda rng, arm, reward, params: reward,
                       validate=no_validate, default_params=EmptyParams())  # no privacy: the learner sees the reward
+
+
+class Simulator(NamedTuple):
+    """How a configuration's runs are simulated: a component of `jaxbandit.spec.Spec`, chosen by name
+    (``simulator="steps"`` or ``"epochs"``, `jaxbandit.spec.SIMULATORS`) or given as an object.
+
+    Attributes:
+      name: ``"steps"`` (the engine, every policy, `jaxbandit.engine.SIMULATOR`) or ``"epochs"`` (the epoch-by-epoch
+        simulation of a policy with an epoch schedule, `jaxbandit.epochs.SIMULATOR`).
+      rollout: ``(env, policy, privatizer, *, horizon, record_times, unroll, realized) -> run(key, params)``, pure.
+      chunked: whether the drivers run it in chunks of steps (progress, callbacks, checkpoints, resume); a
+        simulator that is not runs each run in one piece.
+      unsupported: ``(env, policy, privatizer) -> str | None``: why it cannot simulate these components, or
+        ``None`` where it can (checked before any compilation).
+    """
+
+    name: str
+    rollout: Callable
+    chunked: bool
+    unsupported: Callable
+
+    def __repr__(self) -> str:
+        return f"Simulator({self.name!r})"

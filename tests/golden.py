@@ -24,6 +24,8 @@ import sys
 
 import numpy as np
 
+from jaxbandit import policies, privatizers, registry
+
 PATH = os.path.join(os.path.dirname(__file__), "data", "golden_v1.npz")
 # The contract tests' configurations (tests/test_contracts.py: T = 100, 3 runs, seed 5, unroll 1), recorded by the
 # same pre-refactor engine (commit 57e94c3) so that the default suite checks every registry entry against it. The
@@ -31,58 +33,28 @@ PATH = os.path.join(os.path.dirname(__file__), "data", "golden_v1.npz")
 # reductions, hence the last bits of the pseudo-regret with many arms (testbed20: 2e-6 of 11).
 CONTRACT_PATH = os.path.join(os.path.dirname(__file__), "data", "golden_contract_v1.npz")
 HORIZON, RUNS, SEED = 437, 6, 3  # 437 = 8 blocks of 50 + a tail of 37 steps
-# Contract cases whose start phase does not fit in the contract tests' T = 100: their contract horizon. DP-FTPL-Beta
-# pulls each arm at least ⌈1000e/(9π)⌉ = 97 times first, and 827 times at its defaults (ε, δ) = (1, 0.01), the
-# contract's other parameter values.
-CONTRACT_HORIZONS = {"dp-ftpl-beta": 3400}
-MEANS4 = [0.3, 0.55, 0.5, 0.8]
+MEANS4 = list(registry.GOLDEN_MEANS)
 LINEAR_FEATURES = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.6, 0.0, 0.8], [0.0, 0.6, 0.8]]
-CH = {"p00": [0.6, 0.9, 0.8, 0.7], "p11": [0.7, 0.9, 0.85, 0.6]}
 
+
+def _case(golden):
+    """A registration's golden case (`jaxbandit.registry.Golden`) as the tuple the tests unpack:
+    ``(env, env_params, policy_params, privatizer, privatizer_params, horizon)``."""
+    return (golden.env, dict(golden.env_params), dict(golden.params), golden.privatizer,
+            dict(golden.privatizer_params), golden.horizon or HORIZON)
+
+
+# Every registered policy's golden case, from its registration (`jaxbandit.registry.POLICIES`):
 # policy name -> (env, env_params, policy_params, privatizer, privatizer_params, horizon)
-POLICY_CASES = {
-    "thompson": ("bernoulli", {"means": MEANS4}, {}, "identity", {}, HORIZON),
-    "gaussian-thompson": ("bernoulli", {"means": MEANS4}, {}, "identity", {}, HORIZON),
-    "modified-thompson": ("bernoulli", {"means": MEANS4}, {"b": 7, "c": 3.5}, "identity", {}, HORIZON),
-    "ucb1": ("bernoulli", {"means": MEANS4}, {}, "identity", {}, HORIZON),
-    "klucb": ("bernoulli", {"means": MEANS4}, {"c": 3.0}, "identity", {}, HORIZON),
-    "klucb-cf": ("bernoulli", {"means": MEANS4}, {**CH, "c": 3.0}, "randomized-response", CH, HORIZON),
-    "ucb-cf": ("bernoulli", {"means": MEANS4}, {**CH, "c": 3.0}, "randomized-response", CH, HORIZON),
-    "ts-cf": ("bernoulli", {"means": MEANS4}, CH, "randomized-response", CH, HORIZON),
-    "wr-klucb": ("bernoulli", {"means": MEANS4}, {**CH, "c": 3.0}, "randomized-response", CH, HORIZON),
-    "wr-ts": ("bernoulli", {"means": MEANS4}, CH, "randomized-response", CH, HORIZON),
-    "dp-ucb-bound": ("bernoulli", {"means": MEANS4}, {"epsilon": 0.7}, "identity", {}, HORIZON),
-    "dp-ucb": ("bernoulli", {"means": MEANS4}, {"epsilon": 0.7}, "identity", {}, HORIZON),
-    "dp-ucb-int": ("bernoulli", {"means": MEANS4}, {"epsilon": 0.3, "v": 1.1}, "identity", {}, HORIZON),
-    # β and ε large enough that DP-SE ends epochs (and eliminates) within the horizon
-    "dp-se": ("bernoulli", {"means": [0.1, 0.9, 0.5, 0.8]}, {"epsilon": 2.0, "beta": 0.5}, "identity", {}, 6037),
-    "dp-ftpl-gauss": ("bernoulli", {"means": MEANS4}, {"epsilon": 2.0, "delta": 0.05}, "identity", {}, HORIZON),
-    "dp-ftpl-beta": ("bernoulli", {"means": MEANS4}, {"epsilon": 10.0, "delta": 0.05}, "identity", {}, HORIZON),
-    "dp-ftpl-new": ("bernoulli", {"means": MEANS4}, {"epsilon": 1.0, "delta": 0.01}, "identity", {}, HORIZON),
-    # T known to the algorithm set to 2, so that phase 1 (89 pulls of each arm) ends and commits within the run
-    "gdp-elim-new": ("bernoulli", {"means": [0.2, 0.9]}, {"epsilon": 5.0, "delta": 0.1, "horizon": 2.0}, "identity",
-                     {}, HORIZON),
-    # seed 004 on Pareto arms, with constants scaled down so that arms are told apart (and epochs end) within T
-    "dp-rucb": ("pareto", {"means": MEANS4, "v": 0.9}, {"epsilon": 1.0, "v": 0.9, "u": 2.0, "bonus": 0.5},
-                "identity", {}, HORIZON),
-    "dp-rse": ("pareto", {"means": MEANS4, "v": 0.9}, {"epsilon": 5.0, "v": 0.9, "u": 1.0, "beta": 0.1, "theta": 1.0},
-               "identity", {}, HORIZON),
-    "ldp-rse": ("pareto", {"means": MEANS4, "v": 0.9}, {"epsilon": 10.0, "v": 0.9, "u": 1.0, "beta": 0.1,
-                                                        "theta": 0.5}, "identity", {}, HORIZON),
-    "lazy-ucb": ("bernoulli", {"means": MEANS4}, {"epsilon": 0.8}, "identity", {}, HORIZON),
-    "epsilon-greedy": ("bernoulli", {"means": MEANS4}, {"epsilon": 0.2}, "identity", {}, HORIZON),
-    "uniform": ("bernoulli", {"means": MEANS4}, {}, "identity", {}, HORIZON),
-    # linear bandits (issue 48): features drawn each round (the per-step pseudo-regret) and fixed features
-    "linucb": ("linear", {"num_arms": 6, "theta": [0.2, -0.1, 0.5], "law": "sphere-bias", "link": "logistic"}, {},
-               "identity", {}, HORIZON),
-    "lin-ts": ("linear", {"features": LINEAR_FEATURES, "theta": [0.3, 0.1, 0.4]}, {}, "identity", {}, HORIZON),
-}
+POLICY_CASES = {e.name: _case(e.golden) for e in policies.REGISTRY.entries()}
+# Contract cases whose start phase does not fit in the contract tests' T = 100: their contract horizon.
+CONTRACT_HORIZONS = {e.name: e.golden.contract_horizon for e in policies.REGISTRY.entries()
+                     if e.golden.contract_horizon}
 
-# Policies with Laplace releases or Gaussian draws: their recorded cases run the float draw (the build-time option
-# release="float", the numbers recorded before the floating-point-safe draws became the default, bit for bit; until
-# 0.4 it was the numeric parameter noise = 0); the defaults have cases of their own ("policy-discrete/...").
-NOISE_POLICIES = ("dp-ucb-bound", "dp-ucb", "dp-ucb-int", "dp-se", "dp-rucb", "dp-rse", "ldp-rse", "lazy-ucb",
-                  "gaussian-thompson", "modified-thompson", "dp-ftpl-gauss")
+# Policies with Laplace releases or Gaussian draws (a build-time option ``release``): their recorded cases run the
+# float draw (release="float", the numbers recorded before the floating-point-safe draws became the default, bit for
+# bit; until 0.4 it was the numeric parameter noise = 0); the defaults have cases of their own ("policy-discrete/...").
+NOISE_POLICIES = tuple(name for name in POLICY_CASES if "release" in policies.option_names(name))
 FLOAT = {"release": "float"}
 DISCRETE_CASES = {name: POLICY_CASES[name] for name in NOISE_POLICIES}
 
@@ -92,13 +64,9 @@ def options(key: str) -> dict:
     kind, name = key.split("/")
     return FLOAT if kind == "policy" and name in NOISE_POLICIES else {}
 
-PRIVATIZER_CASES = {
-    "identity": {},
-    "linear": {"epsilon": 1.0},
-    "quadratic": {"epsilon": 1.0, "b": 0.5},
-    "exponential": {"epsilon": 2.0},
-    "randomized-response": CH,
-}
+
+# Every registered privatizer's parameters, from its registration.
+PRIVATIZER_CASES = {e.name: dict(e.golden.params) for e in privatizers.REGISTRY.entries()}
 
 ENV_CASES = {
     "bernoulli": {"means": MEANS4},
@@ -146,8 +114,9 @@ RECORD = (1, 2, 49, 50, 51, 100, 399, 400, 401)  # and the horizon
 # times <= PREFIX. These cases run the full horizon: the policies that read the run's horizon (their first 400 rounds
 # depend on T), the grid sweep and DP-SE's T = 6037, which keep the tail block and the final counts under check.
 PREFIX = 400
-FULL_HORIZON = ("policy/dp-ftpl-new", "policy/dp-rucb", "policy-discrete/dp-rucb", "policy/dp-se",
-                "policy-discrete/dp-se", "sweep", "policy/linucb")  # linucb: its delta is 1/T
+FULL_HORIZON = ("sweep",) + tuple(f"{kind}/{e.name}" for e in policies.REGISTRY.entries() if e.golden.full_horizon
+                                  for kind in ("policy", "policy-discrete")
+                                  if kind == "policy" or e.name in NOISE_POLICIES)
 
 
 def compute(kwargs, horizon=None):

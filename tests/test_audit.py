@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from jaxbandit import cli, policies
+from jaxbandit import cli, policies, privatizers
 from jaxbandit.audit import components, montecarlo as audit
+from jaxbandit.audit import policies as policy_audits
 from tests.helpers import default_subset
 
 BUG_TRIALS = 20_000    # planted bugs are flagged by far: a tenth of the default size keeps the suite quick
@@ -112,19 +113,23 @@ def _check_result(a, result):
         assert result.lower_bound <= a.exact * (1 + 1e-9) + 1e-12, result
 
 
-FAMILIES = {"bernoulli": ["linear", "quadratic", "exponential"], "randomized-response": ["randomized-response"],
-            "robust": ["local-laplace", "central-laplace-mean"], "counters": ["tree-counter", "hybrid-counter"],
-            "heavy-tailed": ["dp-rucb"], "thompson": ["modified-thompson", "gaussian-noisy-max"], "dp-se/lazy": ["dp-se", "lazy-ucb"],
-            "dp-ucb": ["dp-ucb", "dp-ucb-bound", "dp-ucb-int"],
-            "ftpl": ["dp-ftpl-gauss", "dp-ftpl-beta", "dp-ftpl-new", "gdp-elim-new"]}
-# One audit of each family in the default suite, and one of its planted bugs; every audit at its full size, and
-# every other planted bug, in the slow tier.
-FAMILY_AUDITS = ("linear", "randomized-response", "local-laplace", "tree-counter", "dp-rucb", "modified-thompson",
-                 "dp-se", "dp-ucb-int", "dp-ftpl-new")
-FAMILY_BUGS = (("linear", "noise-halved"), ("randomized-response", "no-clamp"), ("central-laplace-mean", "no-clamp"),
-               ("tree-counter", "noise-reused"), ("dp-rucb", "wrong-sensitivity"),
-               ("modified-thompson", "noise-halved"), ("dp-se", "noise-reused"), ("dp-ucb-int", "noise-reused"),
-               ("dp-ftpl-gauss", "no-start-phase"))
+def _groups() -> dict[str, list[str]]:
+    """The audits grouped by the family module of the first registered component that lists them (its own audit
+    and those of the mechanisms it releases through), from the registries: what the default suite samples."""
+    groups = {}
+    for registry in (policies.REGISTRY, privatizers.REGISTRY):
+        for entry in registry.entries():
+            for name in entry.audits:
+                if not any(name in members for members in groups.values()):
+                    groups.setdefault(entry.factory.__module__, []).append(name)
+    return {module: sorted(members) for module, members in groups.items()}
+
+
+GROUPS = _groups()
+# One audit of each group in the default suite (its first by name), and one of its planted bugs (the first pair by
+# name); every audit at its full size, and every other planted bug, in the slow tier.
+FAMILY_AUDITS = tuple(members[0] for members in GROUPS.values())
+FAMILY_BUGS = tuple(next((n, b) for n in members for b in components.BUGS[n]) for members in GROUPS.values())
 
 
 @pytest.mark.parametrize("name", FAMILY_AUDITS)
@@ -160,18 +165,24 @@ def test_planted_bug_is_flagged(name, bug):
     assert result.bug == bug
 
 
-def test_every_family_has_a_planted_bug():
-    assert set(sum(FAMILIES.values(), [])) | {"modified-thompson-run"} == set(components.names())
-    for family, members in FAMILIES.items():
-        assert any(components.BUGS[m] for m in members), family
-        # the default suite audits each family once and flags one of its planted bugs
-        assert sum(name in members for name in FAMILY_AUDITS) == 1, family
-        assert sum(name in members for name, _ in FAMILY_BUGS) == 1, family
+def test_every_audit_tests_a_registered_component():
+    """Every audit is listed by some private component's registration and every private component lists at least
+    one existing audit (its own or its mechanism's); every group of audits has a planted bug."""
+    listed = sum(GROUPS.values(), [])
+    assert sorted(listed) == components.names()
+    for registry in (policies.REGISTRY, privatizers.REGISTRY):
+        for entry in registry.entries():
+            assert bool(entry.audits) == entry.private, entry.name
+            for name in entry.audits:
+                components.REGISTRY.entry(name)
+            assert components.for_component(registry.kind, entry.name) == entry.audits
+    for module, members in GROUPS.items():
+        assert any(components.BUGS[m] for m in members), module
 
 
 @pytest.mark.parametrize("name, probabilities", [
-    ("lazy-ucb", lambda eps: [components._laplace_difference_below(0.5 * eps),
-                              components._laplace_difference_below(-0.5 * eps)]),
+    ("lazy-ucb", lambda eps: [policy_audits._laplace_difference_below(0.5 * eps),
+                              policy_audits._laplace_difference_below(-0.5 * eps)]),
 ])
 def test_exact_levels_of_policy_events_match_frequencies(name, probabilities):
     """The exact level of lazy-ucb's round-3 choice comes from P(arm 0 at round 3) on each side: the audit's own
@@ -185,12 +196,12 @@ def test_exact_levels_of_policy_events_match_frequencies(name, probabilities):
 
 def test_dp_se_exact_level_matches_frequencies():
     a = components.make("dp-se")
-    probs = [1 - components._laplace_difference_below(0.25), 1 - components._laplace_difference_below(-0.25)]
+    probs = [1 - policy_audits._laplace_difference_below(0.25), 1 - policy_audits._laplace_difference_below(-0.25)]
     for side, p in enumerate(probs):  # P(arm 1 kept) = P(L0 − L1 <= ε(R/2 − s0)) = P(L0 − L1 <= ∓ε/2)
         x = audit.sample(a.features, jax.random.key(side + 3), side, 100_000)
         freq = float(np.mean(x[:, 0] == 1))
         assert abs(freq - p) < 4.9 * math.sqrt(p * (1 - p) / 100_000), (side, freq, p)
-    assert a.exact == pytest.approx(components._binary_level(*probs))
+    assert a.exact == pytest.approx(policy_audits._binary_level(*probs))
 
 
 def test_make_rejects_unknown_bugs_and_parameters():
@@ -242,7 +253,7 @@ def test_cli_audit_all_writes_the_table(tmp_path, capsys):
     rows = json.loads(js.read_text())
     assert [r["component"] for r in rows] == components.names()
     text = table.read_text()
-    assert text.count("`jaxbandit audit ") == len(rows) and "| component | claim |" in text
+    assert text.count("`jaxbandit audit ") == len(rows) and "| audit | tests the claim of | claim |" in text
 
 
 def test_audit_table_rows():
@@ -251,8 +262,9 @@ def test_audit_table_rows():
             {"component": "modified-thompson", "claim_kind": "mu", "claim": 0.3162, "delta": None,
              "lower_bound": 0.3123, "exact": None, "trials": 200_000}]
     table = cli.audit_table(rows).splitlines()
-    assert table[2] == "| linear | ε = 1 | 0.98 | 1 | 200,000 | `jaxbandit audit linear` |"
-    assert table[3] == "| modified-thompson | μ = 0.3162 | 0.3123 | — | 200,000 | `jaxbandit audit modified-thompson` |"
+    assert table[2] == "| linear | linear | ε = 1 | 0.98 | 1 | 200,000 | `jaxbandit audit linear` |"
+    assert table[3] == ("| modified-thompson | modified-thompson | μ = 0.3162 | 0.3123 | — | 200,000 | "
+                        "`jaxbandit audit modified-thompson` |")
 
 
 def test_cli_audit_errors_come_before_work(tmp_path, capsys):

@@ -94,6 +94,21 @@ def test_every_registry_entry_has_a_contract_case():
     assert set(golden.ENV_CASES) | {"mixture"} == set(envs.names())
 
 
+def test_every_registration_states_its_privacy_as_its_objects_do():
+    """A registration's ``private`` flag is whether the component built on its golden case carries an accountant,
+    and a private one lists at least one audit (`jaxbandit.registry`)."""
+    for registry in (policies.REGISTRY, privatizers.REGISTRY):
+        for entry in registry.entries():
+            g = entry.golden
+            if registry is policies.REGISTRY:
+                env_o, component, _, _ = jb.resolve(g.env, entry.name, g.privatizer, env_params=g.env_params,
+                                                    policy_params=g.params, privatizer_params=g.privatizer_params)
+            else:
+                component = privatizers.make(entry.name, **g.params)[0]
+            assert entry.private == (component.accountant is not None), entry.name
+            assert bool(entry.audits) == entry.private, entry.name
+
+
 def test_the_default_suite_covers_every_policy_module_once():
     modules = {name: policies.REGISTRY[name].__module__ for name in policies.names()}
     chosen = sorted(modules[name] for name in POLICY_PER_MODULE)

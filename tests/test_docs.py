@@ -130,3 +130,38 @@ def test_missing_names_finds_a_public_name_the_reference_lacks(tmp_path, monkeyp
     monkeypatch.setattr(apigen, "public_names", lambda module: names + ["undocumented", "Pair"])
     assert apigen.missing_names(inventory(names + ["undocumented", "Pair"])) == [
         "jaxbandit.checks.undocumented (no docstring)", "jaxbandit.checks.Pair (no docstring)"]
+
+
+# ------------------------------------------------------------------------- tables derived from the registries
+def _read(page):
+    with open(os.path.join(ROOT, "docs", page), encoding="utf-8") as f:
+        return f.read()
+
+
+def _table_column(text, header, column=0):
+    """The cells of one column of the Markdown table whose header row starts with ``header``."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append(line.strip("|").split("|")[column].strip().strip("`"))
+    return rows
+
+
+def test_the_docs_tables_are_the_registries():
+    """docs/bounds.md's table of bounds and docs/privacy.md's table of private components are generated from the
+    registries (a component or bound added or renamed makes this fail until the page is regenerated); the
+    hand-written "checked" table names every bound once; the audit table lists every audit once."""
+    from jaxbandit import theory
+    from jaxbandit.audit import components
+    bounds, privacy = _read("bounds.md"), _read("privacy.md")
+    assert theory.markdown_table() in bounds
+    assert components.markdown_table() in privacy
+    checked = [name for cell in _table_column(bounds, "| bound | function | checked |") for name in cell.split("`, `")]
+    assert sorted(checked) == theory.REGISTRY.names()
+    assert sorted(_table_column(privacy, "| audit | tests the claim of |")) == components.names()
+    linked = dict(zip(_table_column(privacy, "| audit | tests the claim of |"),
+                      _table_column(privacy, "| audit | tests the claim of |", 1)))
+    assert all(linked[n] == ", ".join(components.audited_components(n)) for n in components.names())

@@ -46,7 +46,7 @@ def _claim(row, num_arms=len(MEANS), horizon=400):
 def test_selection_follows_the_instance():
     algs, skipped = fr.algorithms("bernoulli", {"means": MEANS})
     names = {a.name: a for a in algs}
-    private = [n for n in policies.names() if policies.get(n, 2, dim=1).accountant is not None]
+    private = policies.private_names()
     assert set(private) <= set(names) and not skipped
     assert names["ldp-rse"].family == "local" and names["dp-se"].family == "central"
     assert names["thompson+linear"].family == "local" and names["thompson+linear"].private == "privatizer"
@@ -292,9 +292,12 @@ def test_audit_adds_the_lower_bound_and_surfaces_a_planted_bug(monkeypatch):
     front = fr.frontier("bernoulli", [1.0], audit=True, **kw)
     (row,) = front.rows
     assert row["audit"]["claim"] == pytest.approx(1.0) and 0.5 < row["audit"]["lower_bound"] <= 1.0
-    assert not row["audit"]["violated"] and "[audit: epsilon >= " in front.table()
+    assert not row["audit"]["violated"] and "[audit linear: epsilon >= " in front.table()
+    # a policy audited through its mechanism's audit, as its registration lists it (LDPRSE's Laplace channel)
     ldp_rse = fr.Algorithm("ldp-rse", "ldp-rse", family="local")
-    assert fr._audit(ldp_rse, {"params": {"policy": {"epsilon": 1.0}}}, 0) is None  # no audit of that name
+    found = fr._audit(ldp_rse, {"params": {"policy": {"epsilon": 1.0}}}, 0)
+    assert found["name"] == "local-laplace" and found["claim"] == 1.0 and not found["violated"]
+    assert fr._audit(fr.Algorithm("ucb1", "ucb1"), {"params": {"policy": {}}}, 0) is None  # lists no audit
     from jaxbandit.audit import components
     make = components.make
     monkeypatch.setattr(components, "make", lambda name, **p: make(name, bug="noise-halved", **p))

@@ -455,6 +455,26 @@ def test_sweep_runs_the_epoch_simulation_over_grids_and_reruns_it():
                     checkpoint="auto")
 
 
+def test_the_simulator_is_a_component():
+    """A spec holds its simulator as an object (`jaxbandit.types.Simulator`), named or given: the epoch simulator
+    takes the policies that declare an epoch schedule (`Policy.epochs`) and says why not otherwise; a simulator
+    object a user gives runs like the named one and is recorded by its name."""
+    from jaxbandit import engine, spec as specs
+    epoch_spec = jb.resolve("pareto", "dp-rse", env_params={"means": S1}, horizon=100, simulator="epochs")
+    assert epoch_spec.simulator is specs.SIMULATORS["epochs"] is epochs.SIMULATOR and not epoch_spec.simulator.chunked
+    assert jb.resolve("pareto", "dp-rse", env_params={"means": S1}, horizon=100).simulator is engine.SIMULATOR
+    env, _ = envs.make("pareto", means=S1, v=0.9)
+    assert epochs.supports(policies.get("ldp-rse", 5)) and not epochs.supports(policies.get("dp-rucb", 5))
+    assert "no epoch-by-epoch simulation" in epochs.unsupported(env, policies.get("dp-rucb", 5))
+    assert "5 arms" in epochs.unsupported(envs.make("pareto", means=[0.2, 0.5], v=0.9)[0], policies.get("dp-rse", 5))
+    kwargs = dict(env_params={"means": S1}, horizon=120, runs=3, seed=1, progress=False)
+    mine = engine.SIMULATOR._replace(name="my-steps")
+    a = jb.simulate("pareto", "dp-rse", simulator=mine, **kwargs)
+    b = jb.simulate("pareto", "dp-rse", **kwargs)
+    np.testing.assert_array_equal(a.pseudo_regret, b.pseudo_regret)
+    assert a.config["simulator"] == "my-steps" and "simulator" not in b.config
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name,eps", [("dp-rse", 1.0), ("ldp-rse", 10.0)])
 def test_pseudo_regret_only_skips_the_undecided_segments_with_the_same_numbers(name, eps, tmp_path):

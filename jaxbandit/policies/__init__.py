@@ -22,45 +22,24 @@ from jaxbandit.policies.greedy import epsilon_greedy, uniform
 from jaxbandit.policies.linear import lin_ts, linucb
 from jaxbandit.policies.thompson import gaussian_thompson, modified_thompson, thompson
 from jaxbandit.policies.ucb import klucb, lazy_ucb, ucb1
-from jaxbandit.registry import Registry
+from jaxbandit.registry import POLICIES
 
-__all__ = ["REGISTRY", "names", "get", "make", "option_names", "common", "corrupt", "dp_ucb", "elimination", "ftpl",
-           "greedy", "linear", "phased", "robust", "thompson", "ucb", "is_contextual"]
+__all__ = ["REGISTRY", "names", "private_names", "get", "make", "option_names", "common", "corrupt", "dp_ucb",
+           "elimination", "ftpl", "greedy", "linear", "phased", "robust", "thompson", "ucb", "is_contextual"]
 
-#: The policies by name (`jaxbandit list`): each a factory ``(num_arms, **params) -> (Policy, params)``.
-REGISTRY = Registry("policy", {
-    "thompson": thompson,
-    "gaussian-thompson": gaussian_thompson,
-    "modified-thompson": modified_thompson,
-    "ucb1": ucb1,
-    "klucb": klucb,
-    "klucb-cf": klucb_cf,
-    "ucb-cf": ucb_cf,
-    "ts-cf": ts_cf,
-    "wr-klucb": wr_klucb,
-    "wr-ts": wr_ts,
-    "dp-ucb-bound": dp_ucb_bound,
-    "dp-ucb": dp_ucb,
-    "dp-ucb-int": dp_ucb_int,
-    "dp-se": dp_se,
-    "dp-ftpl-gauss": dp_ftpl_gauss,
-    "dp-ftpl-beta": dp_ftpl_beta,
-    "dp-ftpl-new": dp_ftpl_new,
-    "gdp-elim-new": gdp_elim_new,
-    "dp-rucb": dp_rucb,
-    "dp-rse": dp_rse,
-    "ldp-rse": ldp_rse,
-    "lazy-ucb": lazy_ucb,
-    "epsilon-greedy": epsilon_greedy,
-    "uniform": uniform,
-    "linucb": linucb,
-    "lin-ts": lin_ts,
-})
+#: The policies by name (`jaxbandit list`): each a factory ``(num_arms, **options) -> Policy``, registered with its
+#: privacy claim, audits and golden case by its family module (`jaxbandit.registry.POLICIES`).
+REGISTRY = POLICIES
 
 
 def names():
     """The registered policies' names."""
     return REGISTRY.names()
+
+
+def private_names():
+    """The policies that state a privacy claim (registered ``private``: their objects carry an accountant)."""
+    return REGISTRY.private_names()
 
 
 def option_names(name: str) -> dict:

@@ -30,6 +30,7 @@ from jaxbandit.policies.thompson import posterior_sample, thompson
 from jaxbandit.policies.ucb import _init, _means, _update, exploration, klucb_index
 from jaxbandit.mechanisms import randomized_response as rr
 from jaxbandit.types import Policy
+from jaxbandit.registry import POLICIES, Golden
 
 
 class CFParams(NamedTuple):
@@ -177,3 +178,19 @@ def channel_params(p00, p11, num_arms: int) -> dict:
     """``{"p00": [K], "p11": [K]}``: a scalar or per-arm channel as the CF policies' per-arm parameters."""
     return {k: np.broadcast_to(np.asarray(v, np.float64), (num_arms,)).copy() for k, v in
             (("p00", p00), ("p11", p11))}
+
+
+# The registrations (`jaxbandit.registry`): each policy's privacy claim, audits and golden case. The golden cases
+# run on a per-arm randomized-response channel that the policies know.
+_CHANNEL = {"p00": [0.6, 0.9, 0.8, 0.7], "p11": [0.7, 0.9, 0.85, 0.6]}
+_CHANNEL_CASE = {"privatizer": "randomized-response", "privatizer_params": _CHANNEL}
+POLICIES.register("klucb-cf", klucb_cf,
+                  golden=Golden(params={**_CHANNEL, "c": 3.0}, **_CHANNEL_CASE))
+POLICIES.register("ucb-cf", ucb_cf,
+                  golden=Golden(params={**_CHANNEL, "c": 3.0}, **_CHANNEL_CASE))
+POLICIES.register("ts-cf", ts_cf,
+                  golden=Golden(params=_CHANNEL, **_CHANNEL_CASE))
+POLICIES.register("wr-klucb", wr_klucb,
+                  golden=Golden(params={**_CHANNEL, "c": 3.0}, **_CHANNEL_CASE))
+POLICIES.register("wr-ts", wr_ts,
+                  golden=Golden(params=_CHANNEL, **_CHANNEL_CASE))

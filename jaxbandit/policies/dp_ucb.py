@@ -46,6 +46,7 @@ from jaxbandit.mechanisms import counters, laplace as laplace_noise
 from jaxbandit.policies.common import WHOLE_RUN, onehot, unplayed_first
 from jaxbandit.policies.phased import phased, when
 from jaxbandit.types import Policy
+from jaxbandit.registry import POLICIES, Golden
 
 _PROTECTS = f"{WHOLE_RUN} (Tossou & Dimitrakakis 2016, Def. 1)"
 
@@ -222,3 +223,12 @@ def dp_ucb_int_privacy(epsilon: float, v: float, delta: float, horizon: int) -> 
     f = max(math.ceil(1 / float(epsilon)), 1)
     k = np.arange(1, int(horizon) // f + 1, dtype=np.float64)
     return composition.advanced_composition((k * f) ** (-float(v) / 2), delta)
+
+
+# The registrations (`jaxbandit.registry`): each policy's privacy claim, audits and golden case.
+POLICIES.register("dp-ucb-bound", dp_ucb_bound, private=True, audits=("dp-ucb-bound", "hybrid-counter"),
+                  golden=Golden(params={"epsilon": 0.7}))
+POLICIES.register("dp-ucb", dp_ucb, private=True, audits=("dp-ucb", "hybrid-counter"),
+                  golden=Golden(params={"epsilon": 0.7}))
+POLICIES.register("dp-ucb-int", dp_ucb_int, private=True, audits=("dp-ucb-int", "hybrid-counter"),
+                  golden=Golden(params={"epsilon": 0.3, "v": 1.1}))

@@ -31,6 +31,7 @@ from jaxbandit.mechanisms import laplace as laplace_noise
 from jaxbandit.policies.common import WHOLE_RUN, capped_pulls, onehot
 from jaxbandit.policies.phased import phased, round_robin
 from jaxbandit.types import Policy
+from jaxbandit.registry import POLICIES, Golden
 
 
 class DPSEParams(NamedTuple):
@@ -128,3 +129,9 @@ def dp_se(num_arms: int, *, release: str = "discrete") -> Policy:
     # β: the paper's 1/T (Theorem 3.2's regret) or larger (shorter epochs, a weaker high-probability bound)
     return policy._replace(accountant=accountant, options={"release": release},
                            tunable={"beta": (1e-5, 1e-3, 0.1, 0.5)})
+
+
+# The registrations (`jaxbandit.registry`): each policy's privacy claim, audits and golden case.
+# β and ε large enough that DP-SE ends epochs (and eliminates) within the horizon
+POLICIES.register("dp-se", dp_se, private=True, audits=("dp-se",),
+                  golden=Golden(env="bernoulli", env_params={"means": [0.1, 0.9, 0.5, 0.8]}, params={"epsilon": 2.0, "beta": 0.5}, horizon=6037, full_horizon=True))

@@ -28,6 +28,7 @@ from jaxbandit.policies.common import bind_run_horizon, capped_pulls, check_know
 from jaxbandit.policies.phased import phased
 from jaxbandit.random import samplers
 from jaxbandit.types import Policy
+from jaxbandit.registry import POLICIES, Golden
 
 __all__ = ["dp_ftpl_gauss", "dp_ftpl_beta", "dp_ftpl_new", "gdp_elim_new", "FTPLParams", "NewParams",
            "FTPLState", "ElimState", "start_pulls", "elim_phase_pulls", "MAX_EPSILON"]
@@ -279,3 +280,17 @@ def gdp_elim_new(num_arms: int) -> Policy:
     return policy._replace(bind_horizon=bind_run_horizon,
                            accountant=_accountant("Wang & Zhu 2024, Lemma 9 with Lemma 15 at δ/2 (Theorem 18)",
                                                   _GLOBAL_DP, scope="run"))
+
+
+# The registrations (`jaxbandit.registry`): each policy's privacy claim, audits and golden case.
+POLICIES.register("dp-ftpl-gauss", dp_ftpl_gauss, private=True, audits=("dp-ftpl-gauss",),
+                  golden=Golden(params={"epsilon": 2.0, "delta": 0.05}))
+# DP-FTPL-Beta pulls each arm ⌈1000e/(9π)⌉ = 97 times first at least, 827 times at (ε, δ) = (1, 0.01):
+# the contract tests' T = 100 cannot hold that
+POLICIES.register("dp-ftpl-beta", dp_ftpl_beta, private=True, audits=("dp-ftpl-beta",),
+                  golden=Golden(params={"epsilon": 10.0, "delta": 0.05}, contract_horizon=3400))
+POLICIES.register("dp-ftpl-new", dp_ftpl_new, private=True, audits=("dp-ftpl-new",),
+                  golden=Golden(params={"epsilon": 1.0, "delta": 0.01}, full_horizon=True))
+# T known to the algorithm set to 2, so that phase 1 (89 pulls of each arm) ends and commits within the run
+POLICIES.register("gdp-elim-new", gdp_elim_new, private=True, audits=("gdp-elim-new",),
+                  golden=Golden(env="bernoulli", env_params={"means": [0.2, 0.9]}, params={"epsilon": 5.0, "delta": 0.1, "horizon": 2.0}))

@@ -13,6 +13,7 @@ from jaxbandit import checks
 from jaxbandit.policies.common import uniform_draw, unplayed_first
 from jaxbandit.policies.ucb import MeanState, _init, _means, _update
 from jaxbandit.types import EmptyParams, Policy, no_validate
+from jaxbandit.registry import POLICIES, Golden
 
 
 class EpsilonParams(NamedTuple):
@@ -63,3 +64,8 @@ def uniform(num_arms: int) -> Policy:
                   lambda rng, state, arm, obs, params: state, no_validate, EmptyParams())
 
 
+# The registrations (`jaxbandit.registry`): each policy's privacy claim, audits and golden case.
+POLICIES.register("epsilon-greedy", epsilon_greedy,
+                  golden=Golden(params={"epsilon": 0.2}))
+POLICIES.register("uniform", uniform,
+                  golden=Golden())

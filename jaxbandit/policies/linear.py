@@ -22,6 +22,7 @@ import jax.numpy as jnp
 from jaxbandit import checks
 from jaxbandit.policies.common import argmax_random_tie
 from jaxbandit.types import Policy
+from jaxbandit.registry import POLICIES, Golden
 
 WIDTHS = ("oful", "constant")  # LinUCB's confidence width: Theorem 2's, or a constant β
 SCALES = ("constant", "paper")  # linear TS's posterior scale: a constant v, or Agrawal & Goyal's v
@@ -184,3 +185,15 @@ def lin_ts(num_arms: int, dim: int, *, scale: str = "constant") -> Policy:
     tunable = {"scale": (0.05, 0.1, 0.25, 0.5, 1.0)} if scale == "constant" else {}
     return Policy("lin-ts", num_arms, ridge_init(d), draw, select, ridge_update, validate, defaults,
                   options={"scale": scale}, bind_horizon=_bind_delta, tunable=tunable, contextual=True)
+
+
+# The registrations (`jaxbandit.registry`): each policy's privacy claim, audits and golden case.
+# features drawn each round (the per-step pseudo-regret); its delta is 1/T, so the whole run is replayed
+POLICIES.register("linucb", linucb,
+                  golden=Golden(env="linear", env_params={
+                      "num_arms": 6, "theta": [0.2, -0.1, 0.5], "law": "sphere-bias", "link": "logistic"},
+                  full_horizon=True))
+POLICIES.register("lin-ts", lin_ts,
+                  golden=Golden(env="linear", env_params={
+                      "features": [[1, 0, 0], [0, 1, 0], [0, 0, 1], [0.6, 0, 0.8], [0, 0.6, 0.8]],
+                      "theta": [0.3, 0.1, 0.4]}))

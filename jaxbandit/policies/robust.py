@@ -36,6 +36,7 @@ from jaxbandit.policies.phased import phased, round_robin
 from jaxbandit.mechanisms import counters, laplace as laplace_noise
 from jaxbandit.mechanisms.truncated_mean import central_release, local_report, truncate
 from jaxbandit.types import Policy
+from jaxbandit.registry import POLICIES, Golden
 
 __all__ = ["dp_rucb", "dp_rse", "ldp_rse", "RUCBParams", "RSEParams", "LDPRSEParams", "RUCBState", "RSEState",
            "VARIANTS", "rucb_bound", "rucb_bonus", "rse_schedule", "ldp_rse_schedule", "bind_beta", "tree_depth"]
@@ -311,7 +312,7 @@ def _elimination(name, num_arms, schedule, local: bool, defaults, accountant, op
     # θ: the paper's (12 central, 14 local), heavy-calibration's scaled choices (0.5, 1), and around them
     theta = (0.25, 1.0, 4.0, 14.0) if local else (0.125, 0.5, 2.0, 12.0)
     return policy._replace(bind_horizon=bind_beta, accountant=accountant, options=options,
-                           tunable={"theta": theta})
+                           tunable={"theta": theta}, epochs=(schedule, local))
 
 
 def dp_rse(num_arms: int, *, release: str = "discrete") -> Policy:
@@ -347,3 +348,18 @@ def ldp_rse(num_arms: int, *, variant: str = "corrected", release: str = "discre
     return _elimination("ldp-rse", num_arms, schedule, True,
                         LDPRSEParams(*map(jnp.asarray, (1.0, 0.5, 1.0)), None, jnp.asarray(14.0), None), accountant,
                         {"variant": variant, "release": release})
+
+
+# The registrations (`jaxbandit.registry`): each policy's privacy claim, audits and golden case. Seed 004's
+# policies run on Pareto arms (moment order v = 0.9), with constants scaled down so that arms are told apart
+# (and epochs end) within the golden horizon.
+_PARETO = {"means": [0.3, 0.55, 0.5, 0.8], "v": 0.9}
+POLICIES.register("dp-rucb", dp_rucb, private=True, audits=("dp-rucb", "tree-counter"),
+                  golden=Golden(env="pareto", env_params=_PARETO,
+                                params={"epsilon": 1.0, "v": 0.9, "u": 2.0, "bonus": 0.5}, full_horizon=True))
+POLICIES.register("dp-rse", dp_rse, private=True, audits=("central-laplace-mean",),
+                  golden=Golden(env="pareto", env_params=_PARETO,
+                                params={"epsilon": 5.0, "v": 0.9, "u": 1.0, "beta": 0.1, "theta": 1.0}))
+POLICIES.register("ldp-rse", ldp_rse, private=True, audits=("local-laplace",),
+                  golden=Golden(env="pareto", env_params=_PARETO,
+                                params={"epsilon": 10.0, "v": 0.9, "u": 1.0, "beta": 0.1, "theta": 0.5}))

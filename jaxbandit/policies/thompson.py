@@ -23,6 +23,7 @@ from jaxbandit.mechanisms import normal as normal_noise
 from jaxbandit.policies.common import onehot
 from jaxbandit.random import samplers
 from jaxbandit.types import EmptyParams, Policy, no_validate
+from jaxbandit.registry import POLICIES, Golden
 
 
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(8)
@@ -234,3 +235,12 @@ def modified_thompson(num_arms: int, *, release: str = "tail-safe", accounting: 
                   ModifiedParams(b=jnp.asarray(0, jnp.int32), c=jnp.asarray(1.0)), reward_range=(0.0, 1.0),
                   accountant=_accountant(accounting), options={"release": release, "accounting": accounting},
                   log_prob=log_prob)
+
+
+# The registrations (`jaxbandit.registry`): each policy's privacy claim, audits and golden case.
+POLICIES.register("thompson", thompson,
+                  golden=Golden())
+POLICIES.register("gaussian-thompson", gaussian_thompson, private=True, audits=("gaussian-noisy-max",),
+                  golden=Golden())
+POLICIES.register("modified-thompson", modified_thompson, private=True, audits=("modified-thompson", "modified-thompson-run", "gaussian-noisy-max"),
+                  golden=Golden(params={"b": 7, "c": 3.5}))

@@ -21,6 +21,7 @@ from jaxbandit.mechanisms import laplace as laplace_noise
 from jaxbandit.policies.common import WHOLE_RUN, argmax_random_tie, onehot, uniform_draw, unplayed_first
 from jaxbandit.policies.phased import phased
 from jaxbandit.types import EmptyParams, Policy, no_validate
+from jaxbandit.registry import POLICIES, Golden
 
 KL_NEWTON_STEPS = 8  # from the start point of `klucb_index`: 6 reach ~5e-7 over mean in [0, 1], level in [1e-6, 30]
 
@@ -243,3 +244,12 @@ def lazy_ucb(num_arms: int, *, release: str = "discrete") -> Policy:
                     reward_range=(0.0, 1.0))
     return policy._replace(accountant=accountant, options={"release": release},
                            tunable={"c1": (0.1, 0.5, 1.5), "c2": (0.25, 1.0, 3.0)})
+
+
+# The registrations (`jaxbandit.registry`): each policy's privacy claim, audits and golden case.
+POLICIES.register("ucb1", ucb1,
+                  golden=Golden())
+POLICIES.register("klucb", klucb,
+                  golden=Golden(params={"c": 3.0}))
+POLICIES.register("lazy-ucb", lazy_ucb, private=True, audits=("lazy-ucb",),
+                  golden=Golden(params={"epsilon": 0.8}))

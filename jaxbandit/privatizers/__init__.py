@@ -11,10 +11,10 @@ A privatizer parameter with one dimension is per-arm: it has one entry per arm a
 from __future__ import annotations
 
 from jaxbandit.privatizers import bernoulli, randomized_response
-from jaxbandit.registry import Registry
+from jaxbandit.registry import PRIVATIZERS, Golden
 from jaxbandit.types import IDENTITY, EmptyParams
 
-__all__ = ["IDENTITY", "REGISTRY", "identity", "names", "make", "bernoulli", "randomized_response"]
+__all__ = ["IDENTITY", "REGISTRY", "identity", "names", "private_names", "make", "bernoulli", "randomized_response"]
 
 
 def identity(**params):
@@ -24,19 +24,20 @@ def identity(**params):
     return IDENTITY, EmptyParams()
 
 
-#: The privatizers (local channels) by name (`jaxbandit list`).
-REGISTRY = Registry("privatizer", {
-    "identity": identity,
-    "linear": bernoulli.linear,
-    "quadratic": bernoulli.quadratic,
-    "exponential": bernoulli.exponential,
-    "randomized-response": randomized_response.randomized_response,
-})
+#: The privatizers (local channels) by name (`jaxbandit list`), each registered with its privacy claim, audits and
+#: golden case by its family module (`jaxbandit.registry.PRIVATIZERS`).
+REGISTRY = PRIVATIZERS
+REGISTRY.register("identity", identity, golden=Golden())
 
 
 def names():
     """The registered privatizers' names."""
     return REGISTRY.names()
+
+
+def private_names():
+    """The privatizers that state a privacy claim (registered ``private``: they carry an accountant)."""
+    return REGISTRY.private_names()
 
 
 def make(name: str, **params):

@@ -15,6 +15,7 @@ import numpy as np
 from jaxbandit import checks
 from jaxbandit.accounting.accountants import epsilon_of, pure_dp
 from jaxbandit.mechanisms.bernoulli import MECHANISMS, b_range, threshold
+from jaxbandit.registry import PRIVATIZERS, Golden
 from jaxbandit.types import Privatizer
 
 
@@ -101,3 +102,10 @@ def exponential(**params):
     Registry factory ``(**params) -> (privatizer, params)``; ε defaults to 1."""
     return EXPONENTIAL, checks.with_params(EXPONENTIAL, **params)
 
+
+# The registrations (`jaxbandit.registry`): each channel's privacy claim, audit and golden case.
+PRIVATIZERS.register("linear", linear, private=True, audits=("linear",), golden=Golden(params={"epsilon": 1.0}))
+PRIVATIZERS.register("quadratic", quadratic, private=True, audits=("quadratic",),
+                     golden=Golden(params={"epsilon": 1.0, "b": 0.5}))
+PRIVATIZERS.register("exponential", exponential, private=True, audits=("exponential",),
+                     golden=Golden(params={"epsilon": 2.0}))

@@ -15,6 +15,7 @@ from jaxbandit import checks
 from jaxbandit.accounting.accountants import Accountant
 from jaxbandit.mechanisms import randomized_response as channel
 from jaxbandit.mechanisms.randomized_response import epsilon_optimal, thresholds, toward_interior
+from jaxbandit.registry import PRIVATIZERS, Golden
 from jaxbandit.types import Privatizer
 
 
@@ -88,3 +89,7 @@ def randomized_response(**params):
 def _fmt(x):
     return np.array2string(np.asarray(x), precision=9, separator=",")
 
+
+# The registration (`jaxbandit.registry`): the channel's privacy claim, audit and golden case (a per-arm channel).
+PRIVATIZERS.register("randomized-response", randomized_response, private=True, audits=("randomized-response",),
+                     golden=Golden(params={"p00": [0.6, 0.9, 0.8, 0.7], "p11": [0.7, 0.9, 0.85, 0.6]}))

@@ -32,7 +32,7 @@ from jaxbandit.theory.ldp_thompson import ldp_ts_bound, ldp_ucb_bound
 from jaxbandit.theory.linear import oful_bound
 from jaxbandit.theory.private_thompson import modified_ts_bound, modified_ts_minimax_bound, modified_ts_pulls
 
-__all__ = ["Bound", "NotApplicable", "REGISTRY", "Value", "for_policy", "evaluate", "namespace",
+__all__ = ["Bound", "NotApplicable", "REGISTRY", "Value", "for_policy", "markdown_table", "evaluate", "namespace",
            "bernoulli_kl", "corrupt_lower_bound", "corrupt_lower_bound_constant", "klucb_cf_bound",
            "ldp_rr_upper_bound", "rr_upper_bound", "ftpl_beta_bound", "ftpl_gauss_bound", "ftpl_new_bound",
            "gdp_elim_new_bound", "global_dp_lower_bound", "global_dp_lower_bound_rate", "ldp_ts_bound",
@@ -41,6 +41,17 @@ __all__ = ["Bound", "NotApplicable", "REGISTRY", "Value", "for_policy", "evaluat
 #: Every bound of the five papers by name (`jaxbandit bounds --list`), each a `Bound`.
 REGISTRY = Registry("bound", {b.name: b for module in (ldp_thompson, private_thompson, corrupt, ftpl,
                                                        heavy_tailed, linear) for b in module.BOUNDS})
+
+
+def markdown_table() -> str:
+    """Every registered bound as a Markdown table, one row each (docs/bounds.md holds this table; a test checks
+    that it is the registry's): the paper, the result, the registry name, upper or lower, what it bounds, whether
+    it is a finite-T guarantee or a rate, and the policies it speaks about."""
+    lines = ["| paper | result | bound (registry name) | kind | policies |", "|---|---|---|---|---|"]
+    for b in sorted((REGISTRY[n] for n in REGISTRY), key=lambda b: (b.citation, b.name)):
+        kind = b.kind + (" (pulls)" if b.quantity == "pulls" else "") + (", asymptotic" if b.asymptotic else "")
+        lines.append(f"| {b.citation} | {b.result} | `{b.name}` | {kind} | {', '.join(b.policies)} |")
+    return "\n".join(lines)
 
 
 def for_policy(name: str) -> list[Bound]:
