@@ -41,7 +41,7 @@ def redrawn(num_arms: int) -> jb.Policy:
         return jax.random.uniform(k1, (steps,)), jax.random.laplace(k2, (steps, num_arms))
 
     def select(rng, state, params):
-        u, lap = rng.noise
+        u, lap = rng.drawn
         sums, counts = state
         n = jnp.maximum(counts, 1).astype(sums.dtype)
         t = jnp.maximum(jnp.sum(counts), 1).astype(sums.dtype)

@@ -34,11 +34,21 @@ class StepRandom(NamedTuple):
 
     Attributes:
       key: a per-step PRNG key, distinct for every (run, step, component).
-      noise: this step's slice of the component's block draw (``None`` if it draws nothing).
+      drawn: this step's slice of what the component's ``draw`` drew for the block (``None`` if it draws
+        nothing). Until 0.5 it was called ``noise``, a name the privacy noise also had; ``rng.noise`` still reads
+        it, with a deprecation warning.
     """
 
     key: PRNGKey
-    noise: Any
+    drawn: Any
+
+    @property
+    def noise(self):
+        """The former name of ``drawn`` (deprecated)."""
+        import warnings
+        warnings.warn("StepRandom.noise is now StepRandom.drawn (this step's slice of the component's block draw)",
+                      DeprecationWarning, stacklevel=2)
+        return self.drawn
 
 
 class Env(NamedTuple):

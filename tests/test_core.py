@@ -195,3 +195,12 @@ def test_public_names_import(module):
     namespace = {}
     exec(f"from {module} import *", namespace)
     assert set(mod.__all__) <= set(namespace)
+
+
+def test_step_random_noise_is_the_former_name_of_drawn():
+    """``StepRandom.drawn`` is the step's slice of the component's block draw; ``noise``, its former name (which the
+    privacy noise also had), still reads it, with a deprecation warning."""
+    rng = StepRandom(threefry.key(0), jnp.arange(3))
+    assert rng.drawn is rng[1]
+    with pytest.warns(DeprecationWarning, match="drawn"):
+        assert rng.noise is rng.drawn

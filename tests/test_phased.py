@@ -9,6 +9,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from jaxbandit.policies import elimination
 from jaxbandit.policies.common import onehot
@@ -59,7 +60,7 @@ def plain_elimination(num_arms, pulls=2, width=0.6):
         phase_length=lambda s, p: jnp.where(jnp.sum(s.active) > 1, pulls * jnp.sum(s.active), 0),
         select=lambda rng, state, p: round_robin(state.inner.active, state.count),
         observe=lambda rng, s, arm, x, p: s._replace(sums=s.sums + onehot(arm, num_arms, s.sums.dtype) * x),
-        release=release)
+        end_phase=release)
 
 
 def test_global_phases_match_a_hand_computation():
@@ -94,13 +95,14 @@ def test_per_arm_phases_match_a_hand_computation():
         buffer: jax.Array
         size: jax.Array
 
-    policy = phased(
-        "batches", num_arms,
-        init=lambda p: State(jnp.zeros(num_arms), jnp.zeros(num_arms), jnp.zeros(num_arms, jnp.int32)),
-        phase_length=lambda s, p: jnp.where(s.size == 0, 1, 2 * s.size),
-        select=lambda rng, state, p: jnp.int32(0),
-        observe=lambda rng, s, arm, x, p: s._replace(buffer=s.buffer + onehot(arm, num_arms, s.buffer.dtype) * x),
-        release=release)
+    with pytest.warns(DeprecationWarning, match="end_phase"):  # release: the former name of end_phase
+        policy = phased(
+            "batches", num_arms,
+            init=lambda p: State(jnp.zeros(num_arms), jnp.zeros(num_arms), jnp.zeros(num_arms, jnp.int32)),
+            phase_length=lambda s, p: jnp.where(s.size == 0, 1, 2 * s.size),
+            select=lambda rng, state, p: jnp.int32(0),
+            observe=lambda rng, s, arm, x, p: s._replace(buffer=s.buffer + onehot(arm, num_arms, s.buffer.dtype) * x),
+            release=release)
     arms = jnp.asarray([0, 1, 1, 0, 1, 0, 0, 1, 0, 0, 0])
     obs = jnp.asarray([1, 0, 1, 0, 1, 1, 1, 0, 0, 1, 1], jnp.float32)
     final, (_, states) = run(policy, None, (arms, obs))

@@ -294,14 +294,14 @@ def _build(name: str, layout: _Layout, *, single: bool) -> Env:
         return noise[1] if fam.needs_beta_noise else noise[2] if fam.needs_second_uniform else None
 
     def sample(rng: StepRandom, arm, params):
-        u = rng.noise[0]
+        u = rng.drawn[0]
         if single:
-            return fams[0].sample(u, extra(fams[0], rng.noise), rng.key, *[pick(v, arm) for v in params])
+            return fams[0].sample(u, extra(fams[0], rng.drawn), rng.key, *[pick(v, arm) for v in params])
         rewards = []
         local = pick(jnp.asarray(arm_local), arm)
         for fam, p in zip(fams, components(params)):
             values = [pick(v, jnp.minimum(local, v.shape[-1] - 1)) for v in p]
-            rewards.append(fam.sample(u, extra(fam, rng.noise), rng.key, *values))
+            rewards.append(fam.sample(u, extra(fam, rng.drawn), rng.key, *values))
         which = pick(jnp.asarray(arm_family), arm)
         return jnp.select([which == i for i in range(len(rewards))], rewards)
 

@@ -119,7 +119,7 @@ def linear_env(num_arms: int, dim: int, law: str = "fixed", rewards: str = "bern
 
     def sample(rng, arm, params, features):
         mean = apply_link(jnp.sum(jnp.where((jnp.arange(K) == arm)[:, None], features, 0), axis=0) @ params.theta)
-        u = rng.noise
+        u = rng.drawn
         if rewards == "bernoulli":
             return (u < mean).astype(u.dtype)
         return mean + params.noise_std * ndtri(u)

@@ -87,7 +87,7 @@ def klucb_cf(num_arms: int) -> Policy:
         o, s = rr.offset_slope(params.p00, params.p11)
         level = exploration(jnp.sum(state.counts), params.c, mean.dtype) / n
         index = (_feedback_bound(jnp.clip(mean, 0, 1), level, s > 0) - o) / s
-        return unplayed_first(index, state.counts, rng.noise)
+        return unplayed_first(index, state.counts, rng.drawn)
 
     return Policy("klucb-cf", num_arms, _init(num_arms), uniform_draw, select, _update(num_arms), _validator(num_arms),
                   _defaults(num_arms), reward_range=(0.0, 1.0))
@@ -105,7 +105,7 @@ def ucb_cf(num_arms: int) -> Policy:
         o, s = rr.offset_slope(params.p00, params.p11)
         width = jnp.sqrt(exploration(jnp.sum(state.counts), params.c, mean.dtype) / (2 * n))
         index = (mean + jnp.where(s > 0, width, -width) - o) / s
-        return unplayed_first(index, state.counts, rng.noise)
+        return unplayed_first(index, state.counts, rng.drawn)
 
     return Policy("ucb-cf", num_arms, _init(num_arms), uniform_draw, select, _update(num_arms), _validator(num_arms),
                   _defaults(num_arms), reward_range=(0.0, 1.0))
@@ -148,7 +148,7 @@ def wr_klucb(num_arms: int) -> Policy:
     def select(rng, state, params):
         mean, n = _wrapped_means(state, params)
         index = klucb_index(mean, exploration(jnp.sum(state.counts), params.c, mean.dtype) / n)
-        return unplayed_first(index, state.counts, rng.noise)
+        return unplayed_first(index, state.counts, rng.drawn)
 
     return Policy("wr-klucb", num_arms, _init(num_arms), uniform_draw, select, _update(num_arms), _validator(num_arms),
                   _defaults(num_arms), reward_range=(0.0, 1.0))
@@ -167,7 +167,7 @@ def wr_ts(num_arms: int) -> Policy:
     def select(rng, state, params):
         mean, _ = _wrapped_means(state, params)
         n = state.counts.astype(mean.dtype)
-        theta = samplers.beta(rng.key, 1 + n * mean, 1 + n * (1 - mean), rng.noise)
+        theta = samplers.beta(rng.key, 1 + n * mean, 1 + n * (1 - mean), rng.drawn)
         return jnp.argmax(theta).astype(jnp.int32)
 
     return Policy("wr-ts", num_arms, _init(num_arms), draw, select, _update(num_arms), _validator(num_arms, with_c=False),

@@ -90,7 +90,7 @@ def _counter_policy(num_arms: int, every_arm: bool, with_bound: bool, name: str,
         return CounterState(counters.hybrid_init((num_arms,)), jnp.zeros(num_arms, jnp.int32))
 
     def select(rng, state, params):
-        u, _ = rng.noise
+        u, _ = rng.drawn
         dtype = state.counter.total.dtype
         n = jnp.maximum(state.counts, 1).astype(dtype)
         t = jnp.maximum(jnp.sum(state.counts), 1).astype(dtype)
@@ -101,7 +101,7 @@ def _counter_policy(num_arms: int, every_arm: bool, with_bound: bool, name: str,
         return unplayed_first(index, state.counts, u)
 
     def update(rng, state, arm, obs, params):
-        _, lap = rng.noise
+        _, lap = rng.drawn
         hit = onehot(arm, num_arms)
         if every_arm:
             # Every counter has taken the same number of items: insert with that count as one scalar, so the
@@ -175,7 +175,7 @@ def dp_ucb_int(num_arms: int, *, release: str = "discrete") -> Policy:
         return block_length(params.epsilon)
 
     def select(rng, state, params):
-        u, _ = rng.noise
+        u, _ = rng.drawn
         inner = state.inner
         dtype = inner.sums.dtype
         n = jnp.maximum(inner.counts, 1).astype(dtype)
@@ -189,7 +189,7 @@ def dp_ucb_int(num_arms: int, *, release: str = "discrete") -> Policy:
 
     def release_mean(rng, state, arm, length, params):
         # Only the block's arm releases: its mean alone (a discrete release of every arm costs K times as much).
-        noise = laplace_noise.at_arm(rng.noise[1], arm)
+        noise = laplace_noise.at_arm(rng.drawn[1], arm)
         n = jnp.maximum(state.counts[arm], 1).astype(state.sums.dtype)
         scale = n ** (params.v / 2 - 1)
         mean = state.sums[arm] / n
@@ -209,7 +209,7 @@ def dp_ucb_int(num_arms: int, *, release: str = "discrete") -> Policy:
         "(`dp_ucb_int_privacy`; our reading, the paper's theorem was not available)",
         calibrated="v", calibrated_range=(1.0, 2.0))
     policy = phased("dp-ucb-int", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
-                    release=release_mean, draw=_draw(num_arms, False, release), validate=validate,
+                    end_phase=release_mean, draw=_draw(num_arms, False, release), validate=validate,
                     default_params=IntervalParams(jnp.asarray(1.0), jnp.asarray(1.1)), reward_range=(0.0, 1.0))
     # ε sets the block length f = ⌈1/ε⌉ (v is calibrated to the budget): longer blocks, fewer releases to compose
     return policy._replace(accountant=accountant, options={"release": release},

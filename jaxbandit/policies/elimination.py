@@ -104,7 +104,7 @@ def dp_se(num_arms: int, *, release: str = "discrete") -> Policy:
         r = state.pulls.astype(dtype)
         eps = params.epsilon.astype(dtype)
         # μ̃_i = epoch mean + Lap(1/(ε R_e)); the mean's sensitivity is 1/R_e
-        noise = laplace_noise.with_words(rng.noise, rng.key)
+        noise = laplace_noise.with_words(rng.drawn, rng.key)
         noisy = laplace_noise.released(state.sums / r + laplace_noise.laplace_of(noise) / (eps * r),
                                        state.sums / r, 1 / (eps * r), 1 / r, noise)
         l8, l4 = _logs(jnp.sum(state.active, dtype=jnp.int32), state.epoch, params, dtype)
@@ -123,7 +123,7 @@ def dp_se(num_arms: int, *, release: str = "discrete") -> Policy:
                                 "Lap(1/(εR_e)) (sensitivity 1/R_e), epochs use disjoint rewards, choices are "
                                 "post-processing")
     policy = phased("dp-se", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
-                    release=release_means, draw=draw, validate=validate,
+                    end_phase=release_means, draw=draw, validate=validate,
                     default_params=DPSEParams(epsilon=jnp.asarray(1.0), beta=jnp.asarray(1e-5)),
                     reward_range=(0.0, 1.0))
     # β: the paper's 1/T (Theorem 3.2's regret) or larger (shorter epochs, a weaker high-probability bound)

@@ -75,7 +75,7 @@ def _init(num_arms):
 
 def _update(num_arms):
     def update(rng, state, arm, obs, params):
-        u = rng.noise[-1]
+        u = rng.drawn[-1]
         trial = (u < obs).astype(jnp.int32)  # Agrawal–Goyal: a reward in [0, 1] as a Bernoulli trial
         hit = onehot(arm, num_arms)
         return FTPLState(state.ones + hit * trial, state.counts + hit, state.step + 1)
@@ -146,8 +146,8 @@ def dp_ftpl_gauss(num_arms: int, *, release: str = "tail-safe") -> Policy:
         return normal_noise.normal(kz, (steps, num_arms), release), jax.random.uniform(ku, (steps,))
 
     def select(rng, state, params):
-        n = jnp.maximum(state.counts, 1).astype(rng.noise[0].dtype)
-        theta = state.ones.astype(n.dtype) / n + rng.noise[0] * jnp.sqrt(2 / n)
+        n = jnp.maximum(state.counts, 1).astype(rng.drawn[0].dtype)
+        theta = state.ones.astype(n.dtype) / n + rng.drawn[0] * jnp.sqrt(2 / n)
         return _start(num_arms, pulls(params), state, jnp.argmax(theta))
 
     return Policy("dp-ftpl-gauss", num_arms, _init(num_arms), draw, select, _update(num_arms),
@@ -173,7 +173,7 @@ def dp_ftpl_beta(num_arms: int) -> Policy:
         dtype = jnp.result_type(float)
         a = (state.ones + 1 + k).astype(dtype)
         b = (state.counts - state.ones + 1 + k).astype(dtype)
-        theta = samplers.beta(rng.key, a, b, rng.noise[0])
+        theta = samplers.beta(rng.key, a, b, rng.drawn[0])
         return _start(num_arms, pulls(params), state, jnp.argmax(theta))
 
     return Policy("dp-ftpl-beta", num_arms, _init(num_arms), draw, select, _update(num_arms),
@@ -196,10 +196,10 @@ def dp_ftpl_new(num_arms: int) -> Policy:
         return jax.random.uniform(kv, (steps, num_arms)), jax.random.uniform(ku, (steps,))
 
     def select(rng, state, params):
-        n = jnp.maximum(state.counts, 1).astype(rng.noise[0].dtype)
+        n = jnp.maximum(state.counts, 1).astype(rng.drawn[0].dtype)
         T = params.horizon.astype(n.dtype)
         x0 = state.ones.astype(n.dtype) / n + jnp.sqrt(jnp.log(T) / n) + dist.tail_log(T, params.epsilon, params.delta) / n
-        theta = dist.new_quantile(rng.noise[0], n, x0, params.epsilon, params.delta)
+        theta = dist.new_quantile(rng.drawn[0], n, x0, params.epsilon, params.delta)
         return jnp.where(state.step < num_arms, state.step, jnp.argmax(theta)).astype(jnp.int32)
 
     return Policy("dp-ftpl-new", num_arms, _init(num_arms), draw, select, _update(num_arms),
@@ -265,7 +265,7 @@ def gdp_elim_new(num_arms: int) -> Policy:
 
     def release_commit(rng, state, arm, length, params):
         n = state.pulls.astype(state.sums.dtype)
-        theta = dist.new_quantile(rng.noise, n, (state.sums - state.comp) / n, params.epsilon, params.delta / 2)
+        theta = dist.new_quantile(rng.drawn, n, (state.sums - state.comp) / n, params.epsilon, params.delta / 2)
         best = jnp.argmax(theta)
         runner_up = jnp.max(jnp.where(jnp.arange(num_arms) == best, -jnp.inf, theta))
         gap = jnp.exp2(-state.phase.astype(theta.dtype))
@@ -275,7 +275,7 @@ def gdp_elim_new(num_arms: int) -> Policy:
         return ElimState(zero, zero, k, _capped(elim_phase_pulls(k, params)), committed)
 
     policy = phased("gdp-elim-new", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
-                    release=release_commit, draw=draw, validate=_validate_new("gdp-elim-new", num_arms),
+                    end_phase=release_commit, draw=draw, validate=_validate_new("gdp-elim-new", num_arms),
                     default_params=NewParams(jnp.asarray(1.0), jnp.asarray(0.01), None), reward_range=(0.0, 1.0))
     return policy._replace(bind_horizon=bind_run_horizon,
                            accountant=_accountant("Wang & Zhu 2024, Lemma 9 with Lemma 15 at δ/2 (Theorem 18)",

@@ -34,7 +34,7 @@ def epsilon_greedy(num_arms: int) -> Policy:
         return jax.random.uniform(key, (steps, 2))
 
     def select(rng, state: MeanState, params):
-        coin, u = rng.noise[0], rng.noise[1]
+        coin, u = rng.drawn[0], rng.drawn[1]
         mean, _ = _means(state)
         greedy = unplayed_first(mean, state.counts, u)
         return jnp.where(coin < params.epsilon, _uniform_arm(u, num_arms), greedy).astype(jnp.int32)
@@ -58,7 +58,7 @@ def uniform(num_arms: int) -> Policy:
     """Uniformly random arm at every step, ignoring all feedback (the linear-regret reference)."""
 
     def select(rng, state, params):
-        return _uniform_arm(rng.noise, num_arms)
+        return _uniform_arm(rng.drawn, num_arms)
 
     return Policy("uniform", num_arms, lambda params: (), uniform_draw, select,
                   lambda rng, state, arm, obs, params: state, no_validate, EmptyParams())

@@ -127,7 +127,7 @@ def linucb(num_arms: int, dim: int, *, width: str = "oful") -> Policy:
         theta = state.gram_inv @ state.xr
         norms = jnp.sqrt(jnp.maximum(jnp.sum((features @ state.gram_inv) * features, axis=-1), 0))
         beta = oful_width(state, params) if width == "oful" else params.beta
-        return argmax_random_tie(features @ theta + beta * norms, rng.noise)
+        return argmax_random_tie(features @ theta + beta * norms, rng.drawn)
 
     def draw(key, steps, params):
         return jax.random.uniform(key, (steps,))
@@ -168,7 +168,7 @@ def lin_ts(num_arms: int, dim: int, *, scale: str = "constant") -> Policy:
         return jax.random.normal(k_z, (steps, d)), jax.random.uniform(k_u, (steps,))
 
     def select(rng, state, params, features):
-        z, u = rng.noise
+        z, u = rng.drawn
         v = params.scale if scale == "constant" else paper_scale(params, d)
         theta = state.gram_inv @ state.xr + v * (jnp.linalg.cholesky(state.gram_inv) @ z)
         return argmax_random_tie(features @ theta, u)

@@ -46,8 +46,9 @@ class PhasedState(NamedTuple):
 
 
 def phased(name: str, num_arms: int, *, init: Callable, phase_length: Callable, select: Callable,
-           observe: Callable, release: Callable, draw: Callable = no_draw, validate: Callable = no_validate,
-           default_params: Any = EmptyParams(), reward_range: tuple | None = None) -> Policy:
+           observe: Callable, end_phase: Callable | None = None, draw: Callable = no_draw,
+           validate: Callable = no_validate, default_params: Any = EmptyParams(), reward_range: tuple | None = None,
+           release: Callable | None = None) -> Policy:
     """A `Policy` that acts in phases of data-independent length, from five pure pieces.
 
     Args:
@@ -61,9 +62,11 @@ def phased(name: str, num_arms: int, *, init: Callable, phase_length: Callable, 
       select: ``(rng, state: PhasedState, params) -> int32 arm``, the choice of a step; ``state.count`` is the
         position in the current phase (e.g. `round_robin` over the active arms, or "keep the block's arm").
       observe: ``(rng, inner, arm, obs, params) -> inner``, run every step: accumulate the observation.
-      release: ``(rng, inner, arm, length, params) -> inner``, run when a phase of ``length`` pulls has just
+      end_phase: ``(rng, inner, arm, length, params) -> inner``, run when a phase of ``length`` pulls has just
         ended (per arm: ``arm``'s phase), on the state that has observed its last pull: add noise, release,
         eliminate, forget. For per-arm phases it must change only ``arm``'s entries.
+      release: the former name of ``end_phase`` (deprecated: ``release`` is also the build-time option that
+        chooses how noise is drawn).
 
     Returns:
       A `Policy` whose state is a `PhasedState`. At most one phase ends per step (the global one, or the pulled
@@ -114,9 +117,9 @@ def phased(name: str, num_arms: int, *, init: Callable, phase_length: Callable, 
                 kept = jnp.where(jnp.abs(x) <= s.bound, x, 0.0)  # truncation zeroes, it does not clip
                 return s._replace(sums=s.sums + onehot(arm, num_arms, s.sums.dtype) * kept)
 
-            def release(rng, s, arm, length, p):
+            def end_phase(rng, s, arm, length, p):
                 r = s.pulls.astype(s.sums.dtype)
-                noisy = s.sums / r + rng.noise * 2 * s.bound / (r * p.epsilon)  # noise: Lap(1) per arm
+                noisy = s.sums / r + rng.drawn * 2 * s.bound / (r * p.epsilon)  # noise: Lap(1) per arm
                 log_l = jnp.log(4 * jnp.sum(s.active) * s.epoch.astype(float) ** 2 / p.beta)
                 err = p.u ** (1 / (1 + p.v)) * (log_l / (r * p.epsilon)) ** (p.v / (1 + p.v))
                 active = elimination.eliminate(s.active, noisy, 12 * err)
@@ -124,13 +127,22 @@ def phased(name: str, num_arms: int, *, init: Callable, phase_length: Callable, 
                 return DPRSEState(active, jnp.zeros_like(s.sums), epoch, *schedule(active, epoch, p))
 
             return phased("dprse", num_arms, init=init, phase_length=phase_length, select=select,
-                          observe=observe, release=release,
+                          observe=observe, end_phase=end_phase,
                           draw=lambda key, steps, p: jax.random.laplace(key, (steps, num_arms)),
                           default_params=DPRSEParams(*map(jnp.asarray, (1.0, 1e-6, 1.0, 1.0))))
 
     The LDP variant (Algorithm 4) changes ``schedule``, the noise (per observation, in ``observe``) and the width;
     GDP-Elim-New (seed 003, Algorithm 4) keeps every arm active and commits to one arm at a release.
     """
+
+    if release is not None:
+        import warnings
+        if end_phase is not None:
+            raise ValueError("give end_phase (release is its former name), not both")
+        warnings.warn("phased(release=...) is now phased(end_phase=...)", DeprecationWarning, stacklevel=2)
+        end_phase = release
+    if end_phase is None:
+        raise ValueError(f"phased policy {name!r} needs end_phase: (rng, inner, arm, length, params) -> inner")
 
     def init_state(params):
         inner = init(params)
@@ -149,7 +161,7 @@ def phased(name: str, num_arms: int, *, init: Callable, phase_length: Callable, 
             count = state.count + 1
             ends = ended = count == state.length
             length = state.length
-        inner = when(ended, release, (rng, inner, arm, length, params), inner)
+        inner = when(ended, end_phase, (rng, inner, arm, length, params), inner)
         next_length = jnp.asarray(phase_length(inner, params), jnp.int32)
         return PhasedState(inner, jnp.where(ends, 0, count), jnp.where(ends, next_length, state.length))
 

@@ -140,7 +140,7 @@ def dp_rucb(num_arms: int, *, variant: str = "corrected", release: str = "discre
         counts = state.counts + hit
         n = jnp.sum(jnp.where(hit, counts, 0))
         bound = rucb_bound(n, params, state.tree.alpha.dtype)
-        tree = counters.tree_insert(state.tree, truncate(obs, bound), rng.noise, params.epsilon, mask=hit,
+        tree = counters.tree_insert(state.tree, truncate(obs, bound), rng.drawn, params.epsilon, mask=hit,
                                     sensitivity=params.sensitivity * bound, depth=tree_depth(params, printed))
         return RUCBState(tree, counts, state.step + 1)
 
@@ -283,7 +283,7 @@ def _elimination(name, num_arms, schedule, local: bool, defaults, accountant, op
 
     def observe(rng, state, arm, obs, params):
         # LDPRSE: x̂ = x̃ + Lap(2B_τ/ε), drawn by the user (Theorem 6's 2B_τ/ε: its proof's B_τ/ε is a typo)
-        x = local_report(obs, state.bound, params.epsilon, rng.noise) if local else truncate(obs, state.bound)
+        x = local_report(obs, state.bound, params.epsilon, rng.drawn) if local else truncate(obs, state.bound)
         hit = onehot(arm, K) == 1
         total, comp = kahan_add(state.sums, state.comp, x)
         return state._replace(sums=jnp.where(hit, total, state.sums), comp=jnp.where(hit, comp, state.comp))
@@ -293,7 +293,7 @@ def _elimination(name, num_arms, schedule, local: bool, defaults, accountant, op
         means = (state.sums - state.comp) / r
         if not local:  # μ̃_a = μ̄_a + Lap(2B_τ/(R_τ ε)), independent per arm
             means = central_release(means, state.bound, r, params.epsilon,
-                                    laplace_noise.with_words(rng.noise, rng.key))
+                                    laplace_noise.with_words(rng.drawn, rng.key))
         _, _, err, _ = schedule(jnp.sum(state.active, dtype=jnp.int32), state.epoch, params)
         # err_τ with the rounded (uncapped) R_τ: the R_τ this epoch used when it is not capped
         active = eliminate(state.active, means, params.theta * err)
@@ -308,7 +308,7 @@ def _elimination(name, num_arms, schedule, local: bool, defaults, accountant, op
         checks.in_range("theta", params.theta, 0.0, low_open=True, high_open=True)
 
     policy = phased(name, K, init=init, phase_length=phase_length, select=select, observe=observe,
-                    release=release_means, draw=draw, validate=validate, default_params=defaults)
+                    end_phase=release_means, draw=draw, validate=validate, default_params=defaults)
     # θ: the paper's (12 central, 14 local), heavy-calibration's scaled choices (0.5, 1), and around them
     theta = (0.25, 1.0, 4.0, 14.0) if local else (0.125, 0.5, 2.0, 12.0)
     return policy._replace(bind_horizon=bind_beta, accountant=accountant, options=options,

@@ -81,7 +81,7 @@ class BetaState(NamedTuple):
 
 def posterior_sample(rng, state: BetaState):
     """θ_k ~ Beta(S_k + 1, F_k + 1) for every arm, from the step's block noise (shared by `thompson` and TS-CF)."""
-    beta_noise, _ = rng.noise
+    beta_noise, _ = rng.drawn
     a = (state.successes + 1).astype(jnp.zeros(()).dtype)
     return samplers.beta(rng.key, a, (state.failures + 1).astype(a.dtype), beta_noise)
 
@@ -106,7 +106,7 @@ def thompson(num_arms: int) -> Policy:
         return jnp.argmax(posterior_sample(rng, state)).astype(jnp.int32)
 
     def update(rng, state, arm, obs, params):
-        _, u = rng.noise
+        _, u = rng.drawn
         trial = (u < obs).astype(jnp.int32)
         hit = onehot(arm, num_arms)
         return BetaState(state.successes + hit * trial, state.failures + hit * (1 - trial))
@@ -159,7 +159,7 @@ def gaussian_thompson(num_arms: int, *, release: str = "tail-safe", accounting: 
 
     def select(rng, state, params):  # Gaussian ReportNoisyMax on the posterior means (seed 001, App. C)
         n1 = (state.counts + 1).astype(state.sums.dtype)
-        return noisy_max.gaussian(state.sums / n1, jax.lax.rsqrt(n1), rng.noise)
+        return noisy_max.gaussian(state.sums / n1, jax.lax.rsqrt(n1), rng.drawn)
 
     def update(rng, state, arm, obs, params):
         hit = onehot(arm, num_arms)
@@ -209,7 +209,7 @@ def modified_thompson(num_arms: int, *, release: str = "tail-safe", accounting: 
     def select(rng, state, params):
         n1 = (state.counts + 1).astype(state.sums.dtype)
         sampled = noisy_max.gaussian(state.sums / n1, jnp.sqrt(params.c).astype(n1.dtype) * jax.lax.rsqrt(n1),
-                                     rng.noise)  # Gaussian ReportNoisyMax (seed 001, App. C)
+                                     rng.drawn)  # Gaussian ReportNoisyMax (seed 001, App. C)
         forced = state.step < params.b * num_arms
         return jnp.where(forced, state.step // jnp.maximum(params.b, 1), sampled).astype(jnp.int32)
 

@@ -59,7 +59,7 @@ def ucb1(num_arms: int) -> Policy:
         mean, n = _means(state)
         t = jnp.sum(state.counts).astype(mean.dtype)
         index = mean + jnp.sqrt(2 * jnp.log(jnp.maximum(t, 1)) / n)
-        return unplayed_first(index, state.counts, rng.noise)
+        return unplayed_first(index, state.counts, rng.drawn)
 
     return Policy("ucb1", num_arms, _init(num_arms), uniform_draw, select, _update(num_arms), no_validate,
                   EmptyParams())
@@ -151,7 +151,7 @@ def klucb(num_arms: int) -> Policy:
         mean, n = _means(state)
         explore = exploration(jnp.sum(state.counts), params.c, mean.dtype)
         index = klucb_index(jnp.clip(mean, 0, 1), explore / n)
-        return unplayed_first(index, state.counts, rng.noise)
+        return unplayed_first(index, state.counts, rng.drawn)
 
     def validate(params, horizon=None):
         checks.in_range("c", params.c, 0.0, float("inf"), high_open=True)
@@ -206,7 +206,7 @@ def lazy_ucb(num_arms: int, *, release: str = "discrete") -> Policy:
         return jnp.where(state.size == 0, 1, 2 * state.size)  # batch sizes 1, 2, 4, ...
 
     def select(rng, state, params):
-        u, _ = rng.noise
+        u, _ = rng.drawn
         state = state.inner
         dtype = state.mean.dtype
         log_t = jnp.log((state.t + 1).astype(dtype))
@@ -219,7 +219,7 @@ def lazy_ucb(num_arms: int, *, release: str = "discrete") -> Policy:
         return state._replace(buffer=state.buffer + hit * obs, t=state.t + 1)
 
     def release_batch(rng, state, arm, length, params):
-        _, noise = rng.noise
+        _, noise = rng.drawn
         size = length.astype(state.buffer.dtype)
         buffer = state.buffer[arm]  # only the pulled arm's batch ends: release it alone
         # (batch sum + Lap(1/ε))/n: the batch mean + Lap(1/(εn)), sensitivity 1/n
@@ -239,7 +239,7 @@ def lazy_ucb(num_arms: int, *, release: str = "discrete") -> Policy:
                                 "Lap(1/ε) (sensitivity 1); batches are disjoint (parallel composition), choices are "
                                 "post-processing")
     policy = phased("lazy-ucb", num_arms, init=init, phase_length=phase_length, select=select, observe=observe,
-                    release=release_batch, draw=draw, validate=validate,
+                    end_phase=release_batch, draw=draw, validate=validate,
                     default_params=LazyUCBParams(epsilon=jnp.asarray(1.0), c1=jnp.asarray(1.5), c2=jnp.asarray(3.0)),
                     reward_range=(0.0, 1.0))
     return policy._replace(accountant=accountant, options={"release": release},

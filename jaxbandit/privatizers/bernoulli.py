@@ -69,7 +69,7 @@ def _mechanism(name: str) -> Privatizer:
 
     def apply(rng, arm, reward, params):
         # Y = 1{u < t(r)}, t(r) = p(r) snapped inside [g, 1 − g]: exactly ε-LDP in floating point (module doc).
-        return (rng.noise < threshold(name, reward, params)).astype(reward.dtype)
+        return (rng.drawn < threshold(name, reward, params)).astype(reward.dtype)
 
     accountant = pure_dp(epsilon_of, notion="ldp", scope="report", protects=_PROTECTS,
                          source=f"Jiang, Zhao & Li 2023 (seed 000), Corollary 1: the {name} mechanism is ε-LDP (as "

@@ -34,7 +34,7 @@ def _apply(rng, arm, reward, params):
     # Clamp the input as the Bernoulli mechanisms do: the threshold then stays between t0 and t1 for every input
     # (a reward of 2 or NaN would otherwise leave [0, 1] and make the channel's level infinite). NaN counts as 1/2.
     r = jnp.clip(jnp.where(jnp.isnan(reward), 0.5, reward), 0, 1)
-    return (rng.noise < t0 + (t1 - t0) * r).astype(reward.dtype)
+    return (rng.drawn < t0 + (t1 - t0) * r).astype(reward.dtype)
 
 
 def _draw(key, steps, params):
