@@ -10,11 +10,31 @@ import sys
 import numpy as np
 
 
-def _number_list(text: str):
+def _numbers(text: str) -> list[float]:
+    """``"0.2,0.8"`` -> ``[0.2, 0.8]``: every comma-separated entry a number. An empty entry (``0.2,,0.8``, a
+    trailing comma) is a ValueError naming its position, never dropped: it would change the number of arms."""
+    items = text.split(",")
+    out = []
+    for i, item in enumerate(items, 1):
+        if item.strip() == "":
+            raise ValueError(f"entry {i} of {len(items)} in {text!r} is empty: give a number between every two "
+                             "commas, e.g. 0.2,0.5,0.8")
+        try:
+            out.append(float(item))
+        except ValueError:
+            raise ValueError(f"entry {i} of {len(items)} in {text!r}, {item.strip()!r}, is not a number") from None
+    return out
+
+
+def _number_list(text: str) -> list[float]:
+    """A comma-separated list flag (``--means``, ``--epsilons``) parsed by `_numbers`; an empty text is the empty
+    list, which the command refuses naming its flag."""
+    if text.strip() == "":
+        return []
     try:
-        return [float(x) for x in text.split(",") if x.strip() != ""]
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from err
+        return _numbers(text)
+    except ValueError as err:  # argparse prefixes the flag: "argument --means: entry 2 of 3 ..."
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _integer(text: str) -> int:
@@ -53,7 +73,7 @@ def _mixture_arms(specs):
         count, _, rest = spec.rpartition("*") if "*" in spec.split(":")[0] else ("1", "", spec)
         family, _, fields = rest.partition(":")
         try:
-            values = {k: float(v) for k, v in (f.split("=", 1) for f in fields.split(",") if f)}
+            values = {k: float(v) for k, v in (f.split("=", 1) for f in (fields.split(",") if fields else []))}
             count = int(count)
         except ValueError as err:
             raise ValueError(f"--arm {spec!r} must look like FAMILY:KEY=VALUE,... or N*FAMILY:KEY=VALUE,... with "
@@ -71,11 +91,21 @@ def _key_values(pairs, flag):
         key, value = pair.split("=", 1)
         items = value.split(",")
         try:
-            nums = [float(x) for x in items]
+            nums = _numbers(value)
             out[key] = nums if len(items) > 1 else nums[0]
-        except ValueError:
-            out[key] = value
+        except ValueError as err:
+            if any(_is_number(x) for x in items):  # numbers with an empty or a stray entry: not a word
+                raise ValueError(f"{flag} {pair}: {err}") from None
+            out[key] = value  # a word or a path (e.g. features=arms.csv)
     return out
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
 
 
 def cmd_list(args) -> int:
@@ -513,9 +543,12 @@ def _per_algorithm(items, flag) -> dict:
 
 
 def cmd_frontier(args) -> int:
-    from jaxbandit import comparison as fr
+    from jaxbandit import checks, comparison as fr
     for path, flag in ((args.json, "--json"), (args.plot, "--plot")):
         _output_path(path, flag)
+    if not args.epsilons:
+        raise ValueError("--epsilons is empty: give the privacy levels, comma-separated, e.g. --epsilons 0.5,1,2")
+    checks.distinct("--epsilons", args.epsilons)
     env_params = _env_params(args)
     names = lambda items: [n.strip() for item in items for n in item.split(",") if n.strip()] if items else None
     options = _per_algorithm(args.policy_option, "--policy-option")
