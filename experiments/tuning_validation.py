@@ -192,8 +192,7 @@ class _SavedGrid:
 
 def replot(out: str, quick: bool = False) -> None:
     """Draw the figures again from ``out/results.json`` (no simulation)."""
-    with open(os.path.join(out, "results.json")) as f:
-        data = json.load(f)
+    data = jb.checks.read_json("tuning results file", os.path.join(out, "results.json"))
     s = data["settings"]
     stamp = "QUICK (small T, few runs): " if quick else ""
     for row in data["rows"]:

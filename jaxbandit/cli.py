@@ -386,8 +386,10 @@ def _list_private() -> int:
 
 
 def _plain_params(params) -> dict:
-    return {k: (np.asarray(v).item() if np.ndim(v) == 0 else np.asarray(v).tolist())
-            for k, v in zip(params._fields, params) if v is not None}
+    """A params NamedTuple's set fields as the user writes them (`jaxbandit.checks.as_written`: 0.1, not the
+    float64 of a float32 0.1)."""
+    from jaxbandit import checks
+    return {k: checks.as_written(v) for k, v in zip(params._fields, params) if v is not None}
 
 
 def _write_json(path: str, data) -> None:

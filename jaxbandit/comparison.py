@@ -747,8 +747,9 @@ def _point_params(alg, point) -> dict:
 
 
 def _plain(params) -> dict:
-    """A params NamedTuple's set fields as JSON numbers (`jaxbandit.spec.jsonable`)."""
-    return {f: specs.jsonable(v) for f, v in params._asdict().items() if v is not None}
+    """A params NamedTuple's set fields as JSON numbers, as the user writes them (`jaxbandit.checks.as_written`:
+    a float32 δ = 0.01 is 0.01, not 0.009999999776482582)."""
+    return {f: checks.as_written(v) for f, v in params._asdict().items() if v is not None}
 
 
 def _claim_text(alg, spec, point, delta) -> str:

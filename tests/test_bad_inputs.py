@@ -10,6 +10,7 @@ import pytest
 
 import jaxbandit as jb
 from jaxbandit import checks, cli, engine, simulation
+from jaxbandit.comparison import Frontier
 
 UNWRITABLE = "/proc/jaxbandit-test/x"  # a folder no one can create files in, even root
 needs_proc = pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc (Linux)")
@@ -118,3 +119,100 @@ def test_progress_stays_out_of_logs_and_a_resumed_run_says_so(tmp_path, capsys, 
     err = capsys.readouterr().err
     assert "resuming from" in err and "t = 200 of T = 200 already simulated" in err and "\r" not in err
     np.testing.assert_array_equal(first.pseudo_regret, again.pseudo_regret)
+
+
+# ------------------------------------------------------------------ issue 48, part 5: what a new user still hits
+@pytest.mark.parametrize("content, problem", [
+    ('{"format": "jaxbandit-frontier", "rows": [', "is not valid JSON"),        # truncated
+    ("[1, 2]", "not a frontier \\(a JSON list"),                                  # valid JSON, another shape
+    ('{"format": "jaxbandit-frontier", "version": 1}', "not a complete frontier \\(no rows"),
+])
+def test_frontier_load_names_the_file_it_cannot_read(tmp_path, content, problem):
+    path = tmp_path / "frontier.json"
+    path.write_text(content)
+    with pytest.raises(ValueError, match=rf"frontier file {path}.*{problem}"):
+        Frontier.load(str(path))
+
+
+def test_every_json_reader_names_its_file(tmp_path):
+    from jaxbandit.experiments import frontier_instances, tuning_validation
+    bad = tmp_path / "results.json"
+    bad.write_text('{"settings": ')
+    with pytest.raises(ValueError, match=rf"recorded frontiers file {bad} is not valid JSON"):
+        frontier_instances.recorded_frontiers(str(bad))
+    with pytest.raises(ValueError, match=rf"tuning results file {bad} is not valid JSON"):
+        tuning_validation.replot(str(tmp_path))
+    with pytest.raises(ValueError, match=rf"results file {tmp_path}/nothing.json cannot be read"):
+        jb.Results.load(str(tmp_path / "nothing"))
+    with pytest.raises(ValueError, match=r"missing.json cannot be read \(No such file"):
+        checks.read_json("frontier file", str(tmp_path / "missing.json"))
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--means", "0.2,,0.5"], "argument --means: entry 2 of 3 in '0.2,,0.5' is empty"),
+    (["--means", "0.2,0.5,"], "argument --means: entry 3 of 3 in '0.2,0.5,' is empty"),
+    (["--means", "0.2,x"], "argument --means: entry 2 of 2 in '0.2,x', 'x', is not a number"),
+])
+def test_an_empty_or_stray_entry_of_a_number_list_is_refused_not_dropped(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_:  # argparse: the usage, then one line naming the flag
+        cli.main(["run", "--env", "bernoulli", "--policy", "ucb1", "--horizon", "10", "--runs", "2", *argv])
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_every_comma_list_option_parses_the_same_way(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["frontier", "--env", "bernoulli", "--means", "0.2,0.8", "--epsilons", "1,,2", "--horizon", "10"])
+    assert "argument --epsilons: entry 2 of 3 in '1,,2' is empty" in capsys.readouterr().err
+    assert cli.main(["run", "--env", "gaussian", "--means", "0.2,0.8", "--env-param", "stds=0.1,,0.2", "--policy",
+                     "ucb1", "--horizon", "10", "--runs", "2", "--checkpoint", "none"]) == 2
+    assert "--env-param stds=0.1,,0.2: entry 2 of 3 in '0.1,,0.2' is empty" in capsys.readouterr().err
+    assert cli.main(["run", "--env", "mixture", "--arm", "bernoulli:means=0.9,,", "--arm", "bernoulli:means=0.2",
+                     "--policy", "ucb1", "--horizon", "10", "--runs", "2", "--checkpoint", "none"]) == 2
+    assert "--arm 'bernoulli:means=0.9,,' must look like" in capsys.readouterr().err
+    assert cli._key_values(["features=arms.csv", "law=sphere"], "--env-param") == {"features": "arms.csv",
+                                                                                    "law": "sphere"}
+
+
+def test_a_one_arm_bandit_is_refused_before_any_work(capsys):
+    before = len(engine._ADVANCE_CACHE)
+    assert cli.main(["run", "--env", "bernoulli", "--means", "0.5", "--policy", "ucb1", "--horizon", "10", "--runs",
+                     "2", "--checkpoint", "none"]) == 2
+    assert ("environment 'bernoulli' has num_arms=1 (means=[0.5]), outside the valid range [2, inf): a bandit needs "
+            "at least 2 arms") in capsys.readouterr().err
+    with pytest.raises(ValueError, match=r"num_arms=1 \(means=\[0.5\]\), outside the valid range \[2, inf\)"):
+        jb.simulate("bernoulli", "ucb1", env_params={"means": [0.5]}, horizon=10, runs=2)
+    assert len(engine._ADVANCE_CACHE) == before
+
+
+@pytest.mark.parametrize("means, message", [
+    ([], r"bernoulli parameter means=\[\] is empty: give one value per arm"),
+    ([0.5, None], r"bernoulli parameter means=\[0.5, None\]: entry 1 is missing \(None\); give a number there"),
+])
+def test_empty_or_missing_means_in_python_are_named(means, message):
+    with pytest.raises(ValueError, match=message):
+        jb.simulate("bernoulli", "ucb1", env_params={"means": means}, horizon=10, runs=2)
+
+
+def test_a_repeated_privacy_level_is_refused_not_merged(monkeypatch, capsys):
+    from jaxbandit import comparison
+    monkeypatch.setattr(comparison, "run_spec", lambda *a, **k: pytest.fail("simulated before refusing"))
+    assert cli.main(["frontier", "--env", "bernoulli", "--means", "0.2,0.8", "--epsilons", "1,1", "--horizon",
+                     "10"]) == 2
+    assert "--epsilons=[1, 1] lists 1 twice; give each value once" in capsys.readouterr().err
+    with pytest.raises(ValueError, match=r"budgets=\[0.5, 1, 0.5\] lists 0.5 twice"):
+        comparison.frontier("bernoulli", [0.5, 1.0, 0.5], env_params={"means": [0.2, 0.8]}, horizon=10)
+
+
+def test_params_are_printed_as_the_user_wrote_them(tmp_path, capsys):
+    assert checks.as_written(np.float32(0.1)) == 0.1 and checks.as_written(np.array([0.1, 3], np.float32)) == [0.1,
+                                                                                                                3.0]
+    assert checks.as_written(np.int32(7)) == 7 and checks.as_written(0.1 + 0.2) == 0.1 + 0.2  # float64: as it is
+    out = tmp_path / "claim.json"
+    assert cli.main(["privacy", "--policy", "lazy-ucb", "--policy-param", "c1=0.1", "--horizon", "1000", "--json",
+                     str(out)]) == 0
+    assert "lazy-ucb (epsilon=1.0, c1=0.1, c2=3.0, release=discrete)" in capsys.readouterr().out
+    import json
+    assert json.loads(out.read_text())["params"]["c1"] == 0.1
+    from jaxbandit import comparison, policies
+    _, params = policies.make("lazy-ucb", 2, c1=0.1)
+    assert comparison._plain(params)["c1"] == 0.1  # the frontier's rows

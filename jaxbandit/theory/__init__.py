@@ -21,6 +21,7 @@ from typing import Mapping, NamedTuple
 
 import numpy as np
 
+from jaxbandit import checks
 from jaxbandit.registry import Registry
 from jaxbandit.theory import corrupt, ftpl, heavy_tailed, ldp_thompson, linear, private_thompson
 from jaxbandit.theory.base import Bound, NotApplicable
@@ -94,11 +95,8 @@ def namespace(spec) -> dict:
 
 
 def _decimal(values) -> np.ndarray:
-    """float64 of the parameters as written: a float32 0.9 is 0.9, not 0.89999998 (its shortest repr)."""
-    arr = np.asarray(values)
-    if arr.dtype == np.float32:
-        return np.array([float(str(x)) for x in arr.ravel()], np.float64).reshape(arr.shape)
-    return arr.astype(np.float64)
+    """float64 of the parameters as written: a float32 0.9 is 0.9, not 0.89999998 (`checks.as_written`)."""
+    return np.asarray(checks.as_written(values), np.float64)
 
 
 def evaluate(env, policy, privatizer=None, *, horizon: int, constants: Mapping | None = None,
