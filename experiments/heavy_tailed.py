@@ -235,7 +235,8 @@ def _upper_bounds(ax, means, res, name, eps):
             t.append(x)
         except theory.NotApplicable:
             continue
-    plotting.draw_bound(ax, t, values, which, color=COLORS[name], corner="below")
+    plotting.draw_bound(ax, t, values, which, color=COLORS[name], corner="below",
+                        trivial=theory.trivial_bound("regret", t, means))
 
 
 def _central_figure(fig_id, results, out_dir):

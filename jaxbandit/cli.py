@@ -333,7 +333,7 @@ def cmd_privacy(args) -> int:
 
 
 def cmd_bounds(args) -> int:
-    from jaxbandit import theory
+    from jaxbandit import spec as specs, theory
     if args.table1 is not None:
         print(theory.heavy_tailed.table1_markdown(args.table1))
         return 0
@@ -349,28 +349,47 @@ def cmd_bounds(args) -> int:
     request = run_request(argparse.Namespace(**{**vars(args), "runs": 1, "seed": 0, "epsilon": None}))
     for key in ("runs", "seed"):
         request.pop(key)
+    spec = specs.resolve(**request)  # the parameters the bounds are evaluated at, bound to T
+    params = {"policy": _plain_params(spec.params.policy)}
+    if spec.privatizer.name != "identity":
+        params["privatizer"] = _plain_params(spec.params.privatizer)
+    trivial = theory.trivial_bound("regret", spec.horizon, theory.namespace(spec).get("means"))
+    shown = ", ".join(f"{k}={v}" for side in params.values() for k, v in side.items())
+    print(f"{args.policy} ({shown}) on {args.env} ({spec.env.num_arms} arms), T = {spec.horizon}: no run exceeds "
+          + (f"a regret of T·max gap = {trivial:.6g} or " if trivial is not None else "")
+          + f"T = {spec.horizon} pulls of an arm (an upper bound at or above these is vacuous)")
     values = theory.evaluate(request.pop("env"), request.pop("policy"), request.pop("privatizer"),
                              constants=_key_values(args.constant, "--constant"), **request)
     if not values:
         print(f"no bound of the seed papers speaks about {args.policy} (`jaxbandit bounds --list`)")
     records = [v.as_dict() for v in values]
     for value, record in zip(values, records):
-        shown = record["value"]
-        if shown is None:
-            text = f"not applicable: {value.reason}"
-        elif isinstance(shown, list):
-            text = "pulls per arm [" + ", ".join("best" if x is None else f"{x:.4g}" for x in shown) + "]"
-        else:
-            text = f"{shown:.6g}" + (f"  ({value.reason})" if value.reason else "")
-        extra = "".join(f", {k} = {v:.4g}" for k, v in (value.extra or {}).items())
-        print(f"{record['name']:<26} {record['kind']:<5} {text}{extra}")
+        print(f"{record['name']:<26} {record['kind']:<5} {_bound_text(value, record)}")
         asymptotic = "; asymptotic (a rate or liminf)" if record["asymptotic"] else ""
         print(f"    {value.bound.citation} {record['result']}{asymptotic}"
               f"{'; ' + record['note'] if record['note'] else ''}")
     if args.json:
         _write_json(args.json, {"policy": args.policy, "env": args.env, "horizon": request["horizon"],
-                                "bounds": records})
+                                "params": params, "bounds": records})
     return 0
+
+
+def _bound_text(value, record) -> str:
+    """A bound's value as `cmd_bounds` prints it: the number (per-arm pulls a list), its λ, and VACUOUS where the
+    bound is at or above what no run exceeds (for pulls, the arms where it is, unless it is all of them)."""
+    shown = record["value"]
+    if shown is None:
+        return f"not applicable: {value.reason}"
+    extra = "".join(f", {k} = {v:.4g}" for k, v in (value.extra or {}).items())
+    if isinstance(shown, list):
+        text = "pulls per arm [" + ", ".join("best" if x is None else f"{x:.4g}" for x in shown) + "]" + extra
+        over = [i for i, x in enumerate(shown) if x is not None and value.trivial is not None and x >= value.trivial]
+        if value.vacuous:
+            return f"{text}  VACUOUS: at or above T = {value.trivial:.6g} pulls for every arm"
+        return text + (f"  vacuous for arm(s) {', '.join(map(str, over))}: at or above T = {value.trivial:.6g}"
+                       if over else "")
+    text = f"{shown:.6g}" + (f"  ({value.reason})" if value.reason else "") + extra
+    return text + (f"  VACUOUS: at or above T·max gap = {value.trivial:.6g}" if value.vacuous else "")
 
 
 def _list_private() -> int:

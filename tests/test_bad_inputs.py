@@ -216,3 +216,36 @@ def test_params_are_printed_as_the_user_wrote_them(tmp_path, capsys):
     from jaxbandit import comparison, policies
     _, params = policies.make("lazy-ucb", 2, c1=0.1)
     assert comparison._plain(params)["c1"] == 0.1  # the frontier's rows
+
+
+def test_vacuous_bounds_are_said_in_text_json_and_figures(tmp_path, capsys):
+    """dp-rse at T = 2·10^4 on means 0.2, 0.5, 0.8: Theorem 4 (7) gives 18001 > T·max gap = 12000 and Lemma 4
+    more than T pulls of every arm; each value is the theorem's, flagged, not changed."""
+    import json
+    from jaxbandit import plotting, theory
+    out = tmp_path / "bounds.json"
+    assert cli.main(["bounds", "dp-rse", "--env", "bernoulli", "--means", "0.2,0.5,0.8", "--horizon", "2e4",
+                     "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "T = 20000: no run exceeds a regret of T·max gap = 12000 or T = 20000 pulls of an arm" in text
+    assert "dprse-thm4                 upper 18001  VACUOUS: at or above T·max gap = 12000" in text
+    assert "VACUOUS: at or above T = 20000 pulls for every arm" in text
+    records = {r["name"]: r for r in json.loads(out.read_text())["bounds"]}
+    assert records["dprse-thm4"]["vacuous"] and records["dprse-thm4"]["trivial"] == pytest.approx(12000)
+    assert records["dprse-thm4"]["value"] == pytest.approx(18000.98696, rel=1e-6)  # the formula unchanged
+    assert records["dprse-lemma4-pulls"]["vacuous"] and not records["dprse-thm4-minimax"]["vacuous"]  # a rate
+    assert json.loads(out.read_text())["params"]["policy"]["beta"] == 5e-05
+    at_large_t = {v.bound.name: v for v in theory.evaluate("bernoulli", "dp-rse", env_params={"means": [0.2, 0.8]},
+                                                          horizon=10**9)}
+    assert not at_large_t["dprse-thm4"].vacuous  # the same bound says something at a large T
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots()
+    t = np.array([10.0, 100.0])
+    ax.plot(t, 0.1 * t)
+    line = plotting.draw_bound(ax, t, 0.5 * t, "Theorem X", trivial=theory.trivial_bound("regret", t, [0.2, 0.8]))
+    assert "vacuous" not in line.get_label()  # 50 < 60 at t = 100
+    line = plotting.draw_bound(ax, t, 0.7 * t, "Theorem W", trivial=theory.trivial_bound("regret", t, [0.2, 0.8]))
+    assert line.get_label().endswith("(70 at T, vacuous: no run exceeds 60)")
+    note = plotting.draw_bound(ax, t, 1e3 * t, "Theorem Y", trivial=theory.trivial_bound("regret", t, [0.2, 0.8]))
+    assert "above this panel, vacuous: no run exceeds 60" in note.get_text()
+    plt.close(fig)
