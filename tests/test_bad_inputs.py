@@ -249,3 +249,21 @@ def test_vacuous_bounds_are_said_in_text_json_and_figures(tmp_path, capsys):
     note = plotting.draw_bound(ax, t, 1e3 * t, "Theorem Y", trivial=theory.trivial_bound("regret", t, [0.2, 0.8]))
     assert "above this panel, vacuous: no run exceeds 60" in note.get_text()
     plt.close(fig)
+
+
+def test_too_many_devices_says_how_to_get_one_per_core(monkeypatch):
+    """A process that did not ask for CPU devices has one; the message says how to get one per core."""
+    import jax
+    from jaxbandit import sharding
+    if jax.devices()[0].platform != "cpu":
+        pytest.skip("the hint is for CPU devices")
+    have = len(jax.devices())
+    monkeypatch.setattr(sharding, "cores", lambda: have + 3)  # more cores than devices, whatever the test machine
+    for bad in (0, have + 1):
+        with pytest.raises(ValueError, match=rf"devices={bad} must be in \[1, {have}\]: JAX has {have} cpu device\(s\); "
+                                             rf"this machine has {have + 3} cores: .*jaxbandit.use_cpu_devices\(\) "
+                                             rf".*XLA_FLAGS=--xla_force_host_platform_device_count={have + 3}"):
+            jb.simulate("bernoulli", "ucb1", env_params={"means": [0.2, 0.8]}, horizon=10, runs=2, devices=bad)
+    monkeypatch.setattr(sharding, "cores", lambda: have)  # one device per core already: nothing more to say
+    with pytest.raises(ValueError, match=r"cpu device\(s\)$"):
+        sharding.device_mesh(have + 1)
