@@ -194,7 +194,7 @@ def _regret_axes(ax, title):
     """Log-log: the early orderings (before t = 10^4) matter as much as the final ones."""
     ax.set_title(title, fontsize=10)
     ax.set_xlabel("t (rounds, log scale)")
-    ax.set_ylabel("pseudo-regret  Σ Δ_i N_i(t)")
+    ax.set_ylabel(r"pseudo-regret  $\Sigma_i\, \Delta_i\, N_i(t)$")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(left=10)

@@ -30,11 +30,13 @@ def plot_regret(ax, results, label=None, metric="pseudo_regret", color=None, ban
 def regret_figure(curves, title, metric="pseudo_regret", logx_panel=True, ylabel=None):
     """A figure of regret curves: ``curves`` is a list of ``(label, Results)``.
 
-    Two panels (linear and log time axis) unless ``logx_panel`` is False.
+    Two panels (linear and log time axis) unless ``logx_panel`` is False, each with its legend, so that either
+    panel reads alone. The y label is mathtext (Σ_a Δ_a n_a(t) typeset, not with literal underscores).
     """
     ncols = 2 if logx_panel else 1
     fig, axes = plt.subplots(1, ncols, figsize=(6.2 * ncols, 4.4), squeeze=False)
-    ylabel = ylabel or ("pseudo-regret  Σ Δ_a n_a(t)" if metric == "pseudo_regret" else "realized regret  μ*t − Σ r")
+    ylabel = ylabel or (r"pseudo-regret  $\Sigma_a\, \Delta_a\, n_a(t)$" if metric == "pseudo_regret"
+                        else r"realized regret  $\mu^* t - \Sigma_{s \leq t}\, r_s$")
     for i, ax in enumerate(axes[0]):
         for label, res in curves:
             plot_regret(ax, res, label=label, metric=metric)
@@ -44,8 +46,8 @@ def regret_figure(curves, title, metric="pseudo_regret", logx_panel=True, ylabel
         if i == 1:
             ax.set_xscale("log")
             ax.set_title("log time axis", fontsize=10)
+        ax.legend(fontsize=9, loc="upper left")  # the log panel's curves are flat there too
     runs = curves[0][1].runs if curves else 0
-    axes[0][0].legend(fontsize=9, loc="upper left")
     fig.suptitle(f"{title}\nmean over {runs} runs, bands ±{BAND_Z:g} SE", fontsize=11)
     fig.tight_layout()
     return fig

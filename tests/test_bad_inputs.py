@@ -267,3 +267,13 @@ def test_too_many_devices_says_how_to_get_one_per_core(monkeypatch):
     monkeypatch.setattr(sharding, "cores", lambda: have)  # one device per core already: nothing more to say
     with pytest.raises(ValueError, match=r"cpu device\(s\)$"):
         sharding.device_mesh(have + 1)
+
+
+def test_the_regret_figure_typesets_its_label_and_each_panel_has_its_legend():
+    from jaxbandit import plotting
+    res = jb.simulate("bernoulli", "ucb1", env_params={"means": [0.2, 0.8]}, horizon=20, runs=2, progress=False)
+    fig = plotting.regret_figure([("ucb1", res), ("again", res)], "title")
+    for ax in fig.axes:  # mathtext, not "Σ Δ_a n_a(t)" with literal underscores; a legend on the log panel too
+        assert ax.get_ylabel() == r"pseudo-regret  $\Sigma_a\, \Delta_a\, n_a(t)$"
+        assert [t.get_text() for t in ax.get_legend().get_texts()] == ["ucb1", "again"]
+    plotting.plt.close(fig)
