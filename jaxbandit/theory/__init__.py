@@ -77,7 +77,7 @@ class Value(NamedTuple):
 
     @property
     def vacuous(self) -> bool:
-        """Whether this finite-T upper bound says nothing a run does not already meet: at or above `trivial`
+        """Whether this finite-T upper bound says nothing a run does not already meet, being at or above `trivial`
         (T·max gap of regret, T pulls) for every arm it bounds. Its value is the theorem's all the same."""
         if self.trivial is None or self.value is None:
             return False
