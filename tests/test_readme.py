@@ -68,6 +68,17 @@ def test_readme_has_the_two_setup_commands():
         assert "at most 8 minutes on 2 cores from a cold cache" in f.read()
 
 
+def test_shell_commands_fit_the_sites_code_column():
+    """A command wider than the code column (117 characters, docs/_static/custom.css) is cut at its right edge on the
+    site: long ones are broken with backslash continuations, which `shell_commands_with_status` joins again."""
+    wide = [(_name(p), line) for p in DOCUMENTS for b in blocks("bash", p) for line in b.splitlines()
+            if len(line) > 117]
+    assert wide == []
+    getting_started = os.path.join(ROOT, "docs", "getting_started.md")
+    assert (".venv/bin/jaxbandit reproduce baselines-bernoulli9 --quick", 0) in [
+        (c.strip(), s) for c, s in shell_commands_with_status(getting_started)]
+
+
 def test_documents_are_found():
     names = [_name(p) for p in DOCUMENTS]
     assert "README.md" in names and os.path.join("docs", "getting_started.md") in names
