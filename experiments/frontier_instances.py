@@ -1,4 +1,4 @@
-"""The privacy–regret frontier on the five papers' own instances (issue 35, item 4; experiments/frontier_findings.md).
+"""The privacy–regret frontier on the five papers' own instances (experiments/frontier_findings.md).
 
     python -m jaxbandit.experiments.frontier_instances --out out/frontier [--only NAME ...] [--quick] [--record]
     python -m jaxbandit.experiments.frontier_instances --replot --out out/frontier   # the figures, from RECORDED

@@ -1,4 +1,4 @@
-"""Validation of `jaxbandit.tune` against an exhaustive grid run by the same engine (issue 14; findings in
+"""Validation of `jaxbandit.tune` against an exhaustive grid run by the same engine (findings in
 experiments/tuning_findings.md).
 
 For TS is itself DP's Bernoulli and truncated-exponential instances at T = 10^5 and GDP budgets η ∈ {1, 2, 5} (the paper's

@@ -66,6 +66,23 @@ def test_link_checker_refuses_what_a_page_loads_from_the_network(tmp_path):
     assert all("loaded from the network" in why for _, _, why in build.check_links(str(site)))
 
 
+def test_user_facing_pages_cite_no_internal_issue_and_explain_the_frontiers_marks():
+    """The site's pages and the findings it includes: no "issue 35" (a tracker the reader cannot see); the frontier
+    page explains every mark of `Frontier.table` (``*``, ``+``, ``≈``, ``!``)."""
+    import re
+    pages = [p for p in glob.glob(os.path.join(DOCS, "**", "*.md"), recursive=True)
+             if not any(part in p for part in ("/_build/", "/api/", "/spec/"))]
+    pages += glob.glob(os.path.join(ROOT, "experiments", "*_findings.md")) + [os.path.join(ROOT, "README.md")]
+    cited = []
+    for path in pages:
+        with open(path, encoding="utf-8") as f:
+            cited += [(os.path.relpath(path, ROOT), m) for m in re.findall(r"\b(?:issue \d+|the issue\b)", f.read())]
+    assert cited == []
+    with open(os.path.join(DOCS, "frontier.md"), encoding="utf-8") as f:
+        text = f.read()
+    assert all(f"- `{mark}` " in text for mark in "*+≈!")
+
+
 def test_math_is_rendered_by_the_mathjax_shipped_with_the_site():
     """conf.py read, not imported (importing it would set the process's environment)."""
     import ast
