@@ -5,7 +5,8 @@
 Sphinx runs from a fresh environment (-E: an incremental build would not repeat an unchanged page's warnings),
 with warnings as errors (-W --keep-going: every warning is listed before it fails) and nitpicky cross-references
 (-n). Then every href, src and srcset of every built page that points inside the site is resolved to a file within
-the site, and every #fragment to an id on the target page; links to other sites are not followed (no network).
+the site, and every #fragment to an id on the target page; links to other sites are not followed (no network),
+and no page may load a script, style sheet or image from one (math is rendered by the MathJax shipped in the site).
 Last, every public name of every module (its `__all__`, else what it defines) must be in the API reference's
 inventory (objects.inv) with a docstring of its own, and every module on one of its pages (docs/apigen.py). Exit
 status 0 only if all of this passes; the time and the number of pages are printed.
@@ -24,7 +25,7 @@ DOCS = os.path.dirname(os.path.abspath(__file__))
 class _Page(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
-        self.ids, self.links = set(), []
+        self.ids, self.links, self.loaded = set(), [], []
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
@@ -35,6 +36,10 @@ class _Page(html.parser.HTMLParser):
         for key in ("href", "src"):
             if attrs.get(key) and not (tag == "link" and attrs.get("rel") in ("canonical",)):
                 self.links.append(attrs[key])
+        loads = attrs.get("src") if tag in ("script", "img", "iframe") else (
+            attrs.get("href") if tag == "link" and attrs.get("rel") in ("stylesheet", "preload", "icon") else None)
+        if loads:   # what the browser fetches to show the page (a script, a style sheet, an image), not a link
+            self.loaded.append(loads)
         if attrs.get("srcset"):   # "a.png 1x, b.png 2x": each candidate's URL
             self.links += [candidate.split()[0] for candidate in attrs["srcset"].split(",") if candidate.strip()]
 
@@ -56,10 +61,16 @@ def site_pages(site: str) -> list:
 
 
 def check_links(site: str) -> list:
-    """Every internal link of the built site that does not resolve within it: (page, link, why)."""
+    """Every internal link of the built site that does not resolve within it, and every script, style sheet or
+    image a page loads from another site (the site is read offline: MathJax too is shipped in it): (page, link,
+    why)."""
     bad, cache = [], {}
     root = os.path.abspath(site)
     for page in site_pages(site):
+        for link in _parse(page, cache).loaded:
+            if urllib.parse.urlsplit(link).scheme in ("http", "https") or link.startswith("//"):
+                bad.append((os.path.relpath(page, site), link, "loaded from the network: the site must read "
+                                                                 "offline"))
         for link in _parse(page, cache).links:
             parts = urllib.parse.urlsplit(link)
             if parts.scheme or link.startswith("//"):

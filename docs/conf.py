@@ -30,7 +30,8 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.napoleon",          # Args:/Returns: sections
     "sphinx.ext.mathjax",
-]
+    "sphinx-mathjax-offline",       # MathJax 3 shipped with the site (_static/mathjax), not from a CDN: math renders
+]                                   # offline, where the site is read (docs/build.py checks no script is remote)
 # No sphinx.ext.viewcode: its source pages link back to each object under its defining module's name, which is not
 # where the reference documents a re-exported object (jaxbandit.Env, not jaxbandit.types.Env): dead anchors.
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb", ".rst": "restructuredtext"}

@@ -186,7 +186,7 @@ def exp61_panel(ax, results, means, prefix="", zoom=False):
         ax.set_xscale("log")
         ax.set_ylim(0, top)
     ax.set_xlabel("t (rounds)" + (", log scale" if zoom else ""))
-    ax.set_ylabel("pseudo-regret  Σ Δ_a N_a(t)")
+    ax.set_ylabel(r"pseudo-regret  $\Sigma_a\, \Delta_a\, N_a(t)$")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7.5, loc="upper left" if zoom else "center left")
     if not zoom:
@@ -240,7 +240,7 @@ def exp63_panel(ax, results, means, prefix=""):
     p = rr.optimal_p(1.0)
     _lb_curve(ax, results[f"{prefix}{GLOBAL_POLICIES[0][1]}"].t, means, p, p, label="asymptotic LB at ε = 1 (Thm 1)")
     ax.set_xlabel("t (rounds)")
-    ax.set_ylabel("pseudo-regret  Σ Δ_a N_a(t)")
+    ax.set_ylabel(r"pseudo-regret  $\Sigma_a\, \Delta_a\, N_a(t)$")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7.5, loc="upper left")
 

@@ -194,7 +194,7 @@ def _regret_axes(ax, title):
     """Log-log: the early orderings (before t = 10^4) matter as much as the final ones."""
     ax.set_title(title, fontsize=10)
     ax.set_xlabel("t (rounds, log scale)")
-    ax.set_ylabel("pseudo-regret  Σ Δ_i N_i(t)")
+    ax.set_ylabel(r"pseudo-regret  $\Sigma_i\, \Delta_i\, N_i(t)$")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(left=10)
@@ -228,7 +228,8 @@ def _draw_bounds(ax, means, T, eps, delta, names, lower=False):
             continue
         which, fn = BOUND_OF[name]
         plotting.draw_bound(ax, t, [fn(means, x, eps, delta) for x in t],
-                            f"{which} ({LABELS[name].split(' (')[0]})", color=COLORS[name])
+                            f"{which} ({LABELS[name].split(' (')[0]})", color=COLORS[name],
+                            trivial=theory.trivial_bound("regret", t, means))
     if lower:
         plotting.draw_bound(ax, t, [theory.global_dp_lower_bound_rate(len(means), x, eps, delta) for x in t],
                             "Remark 6, any global-DP policy (constant 1)", kind="lower", asymptotic=True,

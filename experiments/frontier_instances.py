@@ -1,4 +1,4 @@
-"""The privacy–regret frontier on the five papers' own instances (issue 35, item 4; experiments/frontier_findings.md).
+"""The privacy–regret frontier on the five papers' own instances (experiments/frontier_findings.md).
 
     python -m jaxbandit.experiments.frontier_instances --out out/frontier [--only NAME ...] [--quick] [--record]
     python -m jaxbandit.experiments.frontier_instances --replot --out out/frontier   # the figures, from RECORDED
@@ -100,10 +100,7 @@ def figure(name: str, front, quick: bool = False):
 
 def record(names, out: str, path: str = RECORDED) -> None:
     """Copy the rows of OUT/NAME/frontier.json (without the curves) into ``path``, instance by instance."""
-    recorded = {}
-    if os.path.exists(path):
-        with open(path) as f:
-            recorded = json.load(f)
+    recorded = checks.read_json("recorded frontiers file", path) if os.path.exists(path) else {}
     for name in names:
         saved = Frontier.load(os.path.join(out, name, "frontier.json")).to_dict()
         saved.pop("curves")
@@ -117,8 +114,7 @@ def record(names, out: str, path: str = RECORDED) -> None:
 
 def recorded_frontiers(path: str = RECORDED) -> dict:
     """``{instance: Frontier}`` (rows only, no curves) from the committed results."""
-    with open(path) as f:
-        return {name: Frontier.from_dict(d) for name, d in json.load(f).items()}
+    return {name: Frontier.from_dict(d) for name, d in checks.read_json("recorded frontiers file", path).items()}
 
 
 def main(argv=None):

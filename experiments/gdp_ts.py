@@ -96,7 +96,8 @@ def _theorem5(ax, env, res):
         _, b, c = best
         t = res.t[res.t > theory.private_thompson.theorem5_min_horizon(means, b)]
         plotting.draw_bound(ax, t, theory.modified_ts_bound(means, t, b, c),
-                            f"Theorem 5 at (b, c) = ({b}, {c:.4g})", corner="below")   # the curves reach every corner
+                            f"Theorem 5 at (b, c) = ({b}, {c:.4g})", corner="below",
+                            trivial=theory.trivial_bound("regret", t, means))   # the curves reach every corner
 
 
 def regret_curves_figure(results, env, figure_number):

@@ -198,7 +198,7 @@ def _band(ax, res, label, color, ls="-"):
 def _panel_axes(ax, title):
     ax.set_title(title, fontsize=10)
     ax.set_xlabel("t (rounds)")
-    ax.set_ylabel("pseudo-regret  Σ Δ_a N_a(t)")
+    ax.set_ylabel(r"pseudo-regret  $\Sigma_a\, \Delta_a\, N_a(t)$")
     ax.grid(alpha=0.3)
     ax.ticklabel_format(axis="both", style="sci", scilimits=(0, 0))
 
@@ -235,7 +235,8 @@ def _upper_bounds(ax, means, res, name, eps):
             t.append(x)
         except theory.NotApplicable:
             continue
-    plotting.draw_bound(ax, t, values, which, color=COLORS[name], corner="below")
+    plotting.draw_bound(ax, t, values, which, color=COLORS[name], corner="below",
+                        trivial=theory.trivial_bound("regret", t, means))
 
 
 def _central_figure(fig_id, results, out_dir):

@@ -129,7 +129,7 @@ def fig2_panels_figure(results):
             ax.set_xlabel("t (rounds)")
             ax.grid(alpha=0.3)
             if col == 0:
-                ax.set_ylabel("pseudo-regret  Σ Δ_i N_i(t)")
+                ax.set_ylabel(r"pseudo-regret  $\Sigma_i\, \Delta_i\, N_i(t)$")
             ax.legend(fontsize=8, loc="upper left")
     fig.suptitle(f"LDP Thompson sampling Fig. 2: regret on the privatized bits; {TESTBED}; T = {res0.horizon}; "
                  f"mean of {res0.runs} runs, bands ±{plotting.BAND_Z:g} SE", fontsize=11)
@@ -258,7 +258,7 @@ def _rankflip(results, out_dir):
         ax.set_title(f"(B) {name}, {TWO_ARMS_LABEL}\nexponential (solid) vs linear (dotted)", fontsize=10)
     for ax in axes.ravel():
         ax.set_xlabel("t (rounds)")
-        ax.set_ylabel("pseudo-regret  Σ Δ_i N_i(t)")
+        ax.set_ylabel(r"pseudo-regret  $\Sigma_i\, \Delta_i\, N_i(t)$")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="upper left")
     fig.suptitle(f"LDP Thompson sampling: regret when a non-linear mechanism makes another arm privatized-best (Δ_ε < 0); "

@@ -1,4 +1,4 @@
-"""Validation of `jaxbandit.tune` against an exhaustive grid run by the same engine (issue 14; findings in
+"""Validation of `jaxbandit.tune` against an exhaustive grid run by the same engine (findings in
 experiments/tuning_findings.md).
 
 For TS is itself DP's Bernoulli and truncated-exponential instances at T = 10^5 and GDP budgets η ∈ {1, 2, 5} (the paper's
@@ -192,8 +192,7 @@ class _SavedGrid:
 
 def replot(out: str, quick: bool = False) -> None:
     """Draw the figures again from ``out/results.json`` (no simulation)."""
-    with open(os.path.join(out, "results.json")) as f:
-        data = json.load(f)
+    data = jb.checks.read_json("tuning results file", os.path.join(out, "results.json"))
     s = data["settings"]
     stamp = "QUICK (small T, few runs): " if quick else ""
     for row in data["rows"]:

@@ -8,7 +8,11 @@ import numpy as np
 
 
 def as_array(name: str, value, *, ndim: int | None = None, allow_inf: bool = False) -> np.ndarray:
-    """``value`` as a float64 numpy array, rejecting NaN, wrong ranks and (unless ``allow_inf``) ±inf."""
+    """``value`` as a float64 numpy array, rejecting missing entries (``None``, which NumPy would make NaN), NaN,
+    wrong ranks and (unless ``allow_inf``) ±inf."""
+    missing = _missing_entry(value)
+    if missing is not None:
+        raise ValueError(f"{name}={value!r}: entry {missing} is missing (None); give a number there")
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as err:
@@ -18,6 +22,52 @@ def as_array(name: str, value, *, ndim: int | None = None, allow_inf: bool = Fal
     if np.any(np.isnan(arr)) or not allow_inf and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name}={_fmt(value)} must be {'a number (no NaN)' if allow_inf else 'finite (no NaN or inf)'}")
     return arr
+
+
+def _missing_entry(value):
+    """The index (``2`` or ``(1, 0)``) of the first ``None`` in a (nested) list or tuple, else ``None``."""
+    if not isinstance(value, (list, tuple)):
+        return None
+    for i, entry in enumerate(value):
+        if entry is None:
+            return i
+        inner = _missing_entry(entry)
+        if inner is not None:
+            return (i, *inner) if isinstance(inner, tuple) else (i, inner)
+    return None
+
+
+def distinct(name: str, values) -> None:
+    """Refuse repeated entries in ``values`` (a list of levels or grid values), naming the first repeat."""
+    flat = [float(v) for v in np.asarray(values, np.float64).ravel()]
+    for i, v in enumerate(flat):
+        if v in flat[:i]:
+            shown = ", ".join(f"{x:g}" for x in flat)
+            raise ValueError(f"{name}=[{shown}] lists {v:g} twice; give each value once")
+
+
+def as_written(value):
+    """``value`` (a number, an array, a params field) as plain Python numbers the way a user writes them, for
+    printing and JSON: a float32 entry is the shortest decimal that rounds to it (``0.1``, not the float64
+    ``0.10000000149011612`` of the same bits), other numbers and arrays as `numpy.ndarray.tolist` gives them."""
+    arr = np.asarray(value)
+    if arr.dtype == np.float32:
+        out = np.array([float(str(x)) for x in arr.ravel()], np.float64).reshape(arr.shape)
+        return out.tolist()
+    return arr.tolist()
+
+
+def read_json(what: str, path: str):
+    """The parsed content of the JSON file ``path``, or one ValueError naming ``what``, the file and the problem (a
+    missing or unreadable file, a truncated or non-JSON one), never a bare `json.JSONDecodeError`."""
+    import json
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except OSError as err:
+        raise ValueError(f"{what} {path} cannot be read ({err.strerror or err})") from err
+    except ValueError as err:  # JSONDecodeError, UnicodeDecodeError
+        raise ValueError(f"{what} {path} is not valid JSON ({err}): truncated, or not a {what}") from err
 
 
 def in_range(name: str, value, low: float = -math.inf, high: float = math.inf, *,

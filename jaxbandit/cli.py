@@ -10,11 +10,31 @@ import sys
 import numpy as np
 
 
-def _number_list(text: str):
+def _numbers(text: str) -> list[float]:
+    """``"0.2,0.8"`` -> ``[0.2, 0.8]``: every comma-separated entry a number. An empty entry (``0.2,,0.8``, a
+    trailing comma) is a ValueError naming its position, never dropped: it would change the number of arms."""
+    items = text.split(",")
+    out = []
+    for i, item in enumerate(items, 1):
+        if item.strip() == "":
+            raise ValueError(f"entry {i} of {len(items)} in {text!r} is empty: give a number between every two "
+                             "commas, e.g. 0.2,0.5,0.8")
+        try:
+            out.append(float(item))
+        except ValueError:
+            raise ValueError(f"entry {i} of {len(items)} in {text!r}, {item.strip()!r}, is not a number") from None
+    return out
+
+
+def _number_list(text: str) -> list[float]:
+    """A comma-separated list flag (``--means``, ``--epsilons``) parsed by `_numbers`; an empty text is the empty
+    list, which the command refuses naming its flag."""
+    if text.strip() == "":
+        return []
     try:
-        return [float(x) for x in text.split(",") if x.strip() != ""]
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from err
+        return _numbers(text)
+    except ValueError as err:  # argparse prefixes the flag: "argument --means: entry 2 of 3 ..."
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _integer(text: str) -> int:
@@ -53,7 +73,7 @@ def _mixture_arms(specs):
         count, _, rest = spec.rpartition("*") if "*" in spec.split(":")[0] else ("1", "", spec)
         family, _, fields = rest.partition(":")
         try:
-            values = {k: float(v) for k, v in (f.split("=", 1) for f in fields.split(",") if f)}
+            values = {k: float(v) for k, v in (f.split("=", 1) for f in (fields.split(",") if fields else []))}
             count = int(count)
         except ValueError as err:
             raise ValueError(f"--arm {spec!r} must look like FAMILY:KEY=VALUE,... or N*FAMILY:KEY=VALUE,... with "
@@ -71,11 +91,21 @@ def _key_values(pairs, flag):
         key, value = pair.split("=", 1)
         items = value.split(",")
         try:
-            nums = [float(x) for x in items]
+            nums = _numbers(value)
             out[key] = nums if len(items) > 1 else nums[0]
-        except ValueError:
-            out[key] = value
+        except ValueError as err:
+            if any(_is_number(x) for x in items):  # numbers with an empty or a stray entry: not a word
+                raise ValueError(f"{flag} {pair}: {err}") from None
+            out[key] = value  # a word or a path (e.g. features=arms.csv)
     return out
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
 
 
 def cmd_list(args) -> int:
@@ -297,7 +327,7 @@ def cmd_privacy(args) -> int:
 
 
 def cmd_bounds(args) -> int:
-    from jaxbandit import theory
+    from jaxbandit import spec as specs, theory
     if args.table1 is not None:
         print(theory.heavy_tailed.table1_markdown(args.table1))
         return 0
@@ -313,28 +343,47 @@ def cmd_bounds(args) -> int:
     request = run_request(argparse.Namespace(**{**vars(args), "runs": 1, "seed": 0, "epsilon": None}))
     for key in ("runs", "seed"):
         request.pop(key)
+    spec = specs.resolve(**request)  # the parameters the bounds are evaluated at, bound to T
+    params = {"policy": _plain_params(spec.params.policy)}
+    if spec.privatizer.name != "identity":
+        params["privatizer"] = _plain_params(spec.params.privatizer)
+    trivial = theory.trivial_bound("regret", spec.horizon, theory.namespace(spec).get("means"))
+    shown = ", ".join(f"{k}={v}" for side in params.values() for k, v in side.items())
+    print(f"{args.policy} ({shown}) on {args.env} ({spec.env.num_arms} arms), T = {spec.horizon}: no run exceeds "
+          + (f"a regret of T·max gap = {trivial:.6g} or " if trivial is not None else "")
+          + f"T = {spec.horizon} pulls of an arm (an upper bound at or above these is vacuous)")
     values = theory.evaluate(request.pop("env"), request.pop("policy"), request.pop("privatizer"),
                              constants=_key_values(args.constant, "--constant"), **request)
     if not values:
         print(f"no bound of the seed papers speaks about {args.policy} (`jaxbandit bounds --list`)")
     records = [v.as_dict() for v in values]
     for value, record in zip(values, records):
-        shown = record["value"]
-        if shown is None:
-            text = f"not applicable: {value.reason}"
-        elif isinstance(shown, list):
-            text = "pulls per arm [" + ", ".join("best" if x is None else f"{x:.4g}" for x in shown) + "]"
-        else:
-            text = f"{shown:.6g}" + (f"  ({value.reason})" if value.reason else "")
-        extra = "".join(f", {k} = {v:.4g}" for k, v in (value.extra or {}).items())
-        print(f"{record['name']:<26} {record['kind']:<5} {text}{extra}")
+        print(f"{record['name']:<26} {record['kind']:<5} {_bound_text(value, record)}")
         asymptotic = "; asymptotic (a rate or liminf)" if record["asymptotic"] else ""
         print(f"    {value.bound.citation} {record['result']}{asymptotic}"
               f"{'; ' + record['note'] if record['note'] else ''}")
     if args.json:
         _write_json(args.json, {"policy": args.policy, "env": args.env, "horizon": request["horizon"],
-                                "bounds": records})
+                                "params": params, "bounds": records})
     return 0
+
+
+def _bound_text(value, record) -> str:
+    """A bound's value as `cmd_bounds` prints it: the number (per-arm pulls a list), its λ, and VACUOUS where the
+    bound is at or above what no run exceeds (for pulls, the arms where it is, unless it is all of them)."""
+    shown = record["value"]
+    if shown is None:
+        return f"not applicable: {value.reason}"
+    extra = "".join(f", {k} = {v:.4g}" for k, v in (value.extra or {}).items())
+    if isinstance(shown, list):
+        text = "pulls per arm [" + ", ".join("best" if x is None else f"{x:.4g}" for x in shown) + "]" + extra
+        over = [i for i, x in enumerate(shown) if x is not None and value.trivial is not None and x >= value.trivial]
+        if value.vacuous:
+            return f"{text}  VACUOUS: at or above T = {value.trivial:.6g} pulls for every arm"
+        return text + (f"  vacuous for arm(s) {', '.join(map(str, over))}: at or above T = {value.trivial:.6g}"
+                       if over else "")
+    text = f"{shown:.6g}" + (f"  ({value.reason})" if value.reason else "") + extra
+    return text + (f"  VACUOUS: at or above T·max gap = {value.trivial:.6g}" if value.vacuous else "")
 
 
 def _list_private() -> int:
@@ -350,8 +399,10 @@ def _list_private() -> int:
 
 
 def _plain_params(params) -> dict:
-    return {k: (np.asarray(v).item() if np.ndim(v) == 0 else np.asarray(v).tolist())
-            for k, v in zip(params._fields, params) if v is not None}
+    """A params NamedTuple's set fields as the user writes them (`jaxbandit.checks.as_written`: 0.1, not the
+    float64 of a float32 0.1)."""
+    from jaxbandit import checks
+    return {k: checks.as_written(v) for k, v in zip(params._fields, params) if v is not None}
 
 
 def _write_json(path: str, data) -> None:
@@ -509,9 +560,12 @@ def _per_algorithm(items, flag) -> dict:
 
 
 def cmd_frontier(args) -> int:
-    from jaxbandit import comparison as fr
+    from jaxbandit import checks, comparison as fr
     for path, flag in ((args.json, "--json"), (args.plot, "--plot")):
         _output_path(path, flag)
+    if not args.epsilons:
+        raise ValueError("--epsilons is empty: give the privacy levels, comma-separated, e.g. --epsilons 0.5,1,2")
+    checks.distinct("--epsilons", args.epsilons)
     env_params = _env_params(args)
     names = lambda items: [n.strip() for item in items for n in item.split(",") if n.strip()] if items else None
     options = _per_algorithm(args.policy_option, "--policy-option")

@@ -259,18 +259,29 @@ class Frontier:
 
     @classmethod
     def from_dict(cls, saved: Mapping) -> "Frontier":
-        """The inverse of `to_dict` (``curves`` may be absent: a file of rows only)."""
+        """The inverse of `to_dict` (``curves`` may be absent: a file of rows only). Anything else (another
+        format or version, a JSON of another shape) is a ValueError saying what it is."""
+        if not isinstance(saved, Mapping):
+            raise ValueError(f"not a frontier (a JSON {type(saved).__name__}, not an object with format "
+                             f"{FORMAT!r})")
         if saved.get("format") != FORMAT or saved.get("version") != VERSION:
             raise ValueError(f"not a frontier of this version (format {saved.get('format')!r}, version "
                              f"{saved.get('version')!r}; expected {FORMAT!r}, {VERSION!r})")
+        missing = [k for k in ("rows", "skipped", "config", "seconds") if k not in saved]
+        if missing:
+            raise ValueError(f"not a complete frontier (no {', '.join(missing)})")
         return cls(list(saved["rows"]), dict(saved.get("curves", {})), dict(saved["skipped"]),
                    dict(saved["config"]), dict(saved["seconds"]))
 
     @classmethod
     def load(cls, path: str) -> "Frontier":
-        """A frontier written by `save` or by `frontier(out=...)` (``OUT/frontier.json``)."""
-        with open(path) as f:
-            return cls.from_dict(json.load(f))
+        """A frontier written by `save` or by `frontier(out=...)` (``OUT/frontier.json``); a file that cannot be
+        read, is not JSON or is not a frontier of this version is a ValueError naming it."""
+        saved = checks.read_json("frontier file", path)
+        try:
+            return cls.from_dict(saved)
+        except ValueError as err:
+            raise ValueError(f"frontier file {path}: {err}") from None
 
     def save(self, path: str) -> None:
         """Write `to_dict` as JSON (a temporary file renamed: never half a file)."""
@@ -470,7 +481,8 @@ def _levels(budgets) -> list:
     if values.ndim != 1 or values.size == 0:
         raise ValueError(f"budgets must be a non-empty list of privacy levels epsilon, got {budgets!r}")
     checks.in_range("budgets", values, 0.0, low_open=True, high_open=True)
-    return sorted({float(v) for v in values})
+    checks.distinct("budgets", values)  # a repeated level would be merged silently, one table block for two asked
+    return sorted(float(v) for v in values)
 
 
 def _resume(out, config) -> dict:
@@ -485,13 +497,12 @@ def _resume(out, config) -> dict:
     if not os.path.exists(path) or os.path.getsize(path) == 0:
         return fresh
     try:
-        with open(path) as f:
-            saved = json.load(f)
-    except (OSError, ValueError) as err:
-        raise ValueError(f"out {out}: {path} is not a frontier file ({err}); choose another folder") from err
+        saved = checks.read_json("frontier file", path)
+    except ValueError as err:
+        raise ValueError(f"out {out}: {err}; choose another folder") from err
     try:
-        Frontier.from_dict(saved)  # the format and version checked in one place
-    except (KeyError, ValueError) as err:
+        Frontier.from_dict(saved)  # the format, version and shape checked in one place
+    except ValueError as err:
         raise ValueError(f"out {out}: {path} is not a frontier file of this version ({err}); choose another "
                          "folder") from err
     if saved["config"] != json.loads(json.dumps(config)):
@@ -739,8 +750,9 @@ def _point_params(alg, point) -> dict:
 
 
 def _plain(params) -> dict:
-    """A params NamedTuple's set fields as JSON numbers (`jaxbandit.spec.jsonable`)."""
-    return {f: specs.jsonable(v) for f, v in params._asdict().items() if v is not None}
+    """A params NamedTuple's set fields as JSON numbers, as the user writes them (`jaxbandit.checks.as_written`:
+    a float32 δ = 0.01 is 0.01, not 0.009999999776482582)."""
+    return {f: checks.as_written(v) for f, v in params._asdict().items() if v is not None}
 
 
 def _claim_text(alg, spec, point, delta) -> str:

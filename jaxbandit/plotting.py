@@ -30,11 +30,13 @@ def plot_regret(ax, results, label=None, metric="pseudo_regret", color=None, ban
 def regret_figure(curves, title, metric="pseudo_regret", logx_panel=True, ylabel=None):
     """A figure of regret curves: ``curves`` is a list of ``(label, Results)``.
 
-    Two panels (linear and log time axis) unless ``logx_panel`` is False.
+    Two panels (linear and log time axis) unless ``logx_panel`` is False, each with its legend, so that either
+    panel reads alone. The y label is mathtext (Σ_a Δ_a n_a(t) typeset, not with literal underscores).
     """
     ncols = 2 if logx_panel else 1
     fig, axes = plt.subplots(1, ncols, figsize=(6.2 * ncols, 4.4), squeeze=False)
-    ylabel = ylabel or ("pseudo-regret  Σ Δ_a n_a(t)" if metric == "pseudo_regret" else "realized regret  μ*t − Σ r")
+    ylabel = ylabel or (r"pseudo-regret  $\Sigma_a\, \Delta_a\, n_a(t)$" if metric == "pseudo_regret"
+                        else r"realized regret  $\mu^* t - \Sigma_{s \leq t}\, r_s$")
     for i, ax in enumerate(axes[0]):
         for label, res in curves:
             plot_regret(ax, res, label=label, metric=metric)
@@ -44,8 +46,8 @@ def regret_figure(curves, title, metric="pseudo_regret", logx_panel=True, ylabel
         if i == 1:
             ax.set_xscale("log")
             ax.set_title("log time axis", fontsize=10)
+        ax.legend(fontsize=9, loc="upper left")  # the log panel's curves are flat there too
     runs = curves[0][1].runs if curves else 0
-    axes[0][0].legend(fontsize=9, loc="upper left")
     fig.suptitle(f"{title}\nmean over {runs} runs, bands ±{BAND_Z:g} SE", fontsize=11)
     fig.tight_layout()
     return fig
@@ -78,32 +80,38 @@ def bounds_on() -> bool:
 
 
 def draw_bound(ax, x, values, label: str, *, kind: str = "upper", asymptotic: bool = False, color="0.3",
-               at: str = "T", corner: str = "upper left"):
+               at: str = "T", corner: str = "upper left", trivial=None):
     """Draw a theorem's bound (values against x) on ``ax``, after the data, without moving its limits.
 
     Upper bounds are dashed, lower bounds dotted; the label says "upper bound" or "lower bound", "asymptotic"
     where the theorem is a rate or a liminf (no finite-T guarantee), and its value at the last x. A lower bound
     below the data widens the axis down to it (the gap is the point); a bound entirely above the panel (the usual
     case of a vacuous one) is said in words in the panel's corner instead of a line nobody sees (``corner``: "upper
-    left", "lower right" or "below", away from the legend and the data; see `bound_note`). On a log axis, values ≤ 0 are left out. Nothing is drawn
-    inside ``bounds_shown(False)``. Returns the line, the text or None."""
+    left", "lower right" or "below", away from the legend and the data; see `bound_note`). ``trivial``: what no
+    run exceeds at each x (`jaxbandit.theory.trivial_bound`, t·max gap for the regret); an upper bound at or above
+    it at the last x is said to be vacuous there, in its label or note. On a log axis, values ≤ 0 are left out.
+    Nothing is drawn inside ``bounds_shown(False)``. Returns the line, the text or None."""
     if kind not in ("upper", "lower"):
         raise ValueError(f"kind={kind!r} must be 'upper' or 'lower'")
     if not bounds_on():
         return None
     x, values = np.asarray(x, np.float64), np.asarray(values, np.float64)
     keep = np.isfinite(values) & ((values > 0) if ax.get_yscale() == "log" else True)
+    trivial = None if trivial is None else np.broadcast_to(np.asarray(trivial, np.float64), keep.shape)[keep]
     x, values = x[keep], values[keep]
     if not values.size:
         return None
     what = f"{label}: {kind} bound{', asymptotic' if asymptotic else ''}"
+    vacuous = (f", vacuous: no run exceeds {trivial[-1]:.3g}"
+               if kind == "upper" and trivial is not None and values[-1] >= trivial[-1] else "")
     low, high = ax.get_ylim()
     if np.min(values) > high:
-        return bound_note(ax, f"{what},\n{values[-1]:.3g} at {at}, above this panel", corner=corner, color=color)
+        return bound_note(ax, f"{what},\n{values[-1]:.3g} at {at}, above this panel{vacuous}", corner=corner,
+                          color=color)
     if kind == "lower" and np.min(values) < low:  # a lower bound below the data: widen down to show the gap
         low = np.min(values) * 0.7 if ax.get_yscale() == "log" else np.min(values)
     line, = ax.plot(x, values, ls="--" if kind == "upper" else ":", color=color, lw=1.3,
-                    label=f"{what} ({values[-1]:.3g} at {at})")
+                    label=f"{what} ({values[-1]:.3g} at {at}{vacuous})")
     ax.set_ylim(low, high)
     return line
 

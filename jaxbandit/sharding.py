@@ -83,10 +83,8 @@ def choose_devices(devices: int | Sequence[jax.Device] | None = None) -> list:
         chosen = available
     elif isinstance(devices, (int, np.integer)) and not isinstance(devices, bool):
         if not 1 <= devices <= len(available):
-            how = (" (more CPU devices: jaxbandit.use_cpu_devices(N) before JAX's first computation, or the CLI's "
-                   "--devices N)" if available[0].platform == "cpu" else "")
             raise ValueError(f"devices={devices} must be in [1, {len(available)}]: JAX has {len(available)} "
-                             f"{available[0].platform} device(s){how}")
+                             f"{available[0].platform} device(s){_more_cpu_devices(available)}")
         chosen = available[:int(devices)]
     else:
         try:
@@ -106,6 +104,15 @@ def choose_devices(devices: int | Sequence[jax.Device] | None = None) -> list:
                          f"({jax.process_index()}): give devices of every process (default: all of jax.devices()) "
                          f"or this process's own (jax.local_devices())")
     return chosen
+
+
+def _more_cpu_devices(available) -> str:
+    """How to get one CPU device per core, where JAX has fewer (its CPU default is one device for the host)."""
+    if available[0].platform != "cpu" or len(available) >= cores():
+        return ""
+    return (f"; this machine has {cores()} cores: for one device per core call jaxbandit.use_cpu_devices() before "
+            f"JAX's first computation (a notebook's first cell), or start Python with XLA_FLAGS="
+            f"--xla_force_host_platform_device_count={cores()}; the CLI does it itself (--devices N)")
 
 
 def device_mesh(devices: int | Sequence[jax.Device] | None = None) -> jax.sharding.Mesh | None:

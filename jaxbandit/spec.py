@@ -194,6 +194,7 @@ def resolve(env, policy, privatizer=None, *, env_params=None, policy_params=None
     else:
         _expect("env", env, Env)
         env_p = _object_params(env, env_params)
+    _at_least_two_arms(env, env_params)
     if isinstance(policy, str):
         given["policy"] = (policy, dict(policy_params or {}))
         policy, policy_p = policies.make(policy, env.num_arms, options=policy_options, dim=env.dim,
@@ -231,6 +232,14 @@ def rollout(env, policy, privatizer=None, *, horizon: int, record_times=None, un
     parameters: pass ``envs.make(name, **params)[0]`` otherwise)."""
     env, policy, privatizer = components(env, policy, privatizer, policy_options)
     return engine.rollout(env, policy, privatizer, horizon=horizon, record_times=record_times, unroll=unroll)
+
+
+def _at_least_two_arms(env: Env, env_params) -> None:
+    """A bandit chooses between arms: a 1-arm environment would run with regret 0 and say nothing."""
+    if env.num_arms < 2:
+        given = ", ".join(f"{k}={v!r}" for k, v in dict(env_params or {}).items())
+        raise ValueError(f"environment {env.name!r} has num_arms={env.num_arms}{f' ({given})' if given else ''}, "
+                         "outside the valid range [2, inf): a bandit needs at least 2 arms to choose between")
 
 
 def _expect(role, obj, kind):

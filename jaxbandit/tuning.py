@@ -169,7 +169,7 @@ class _BudgetSpace:
         b = int(round(self.beta(u)))
         params = self.spec.params.policy._replace(**{self.free: jnp.asarray(b, jnp.int32)})
         calibrated = self.accountant.calibrate(params, self.horizon, self.num_arms, self.budget)
-        return {self.free: b, self.calibrated: float(getattr(calibrated, self.calibrated))}
+        return {self.free: b, self.calibrated: checks.as_written(getattr(calibrated, self.calibrated))}
 
     score_at = describe
 

@@ -53,6 +53,46 @@ def test_link_checker_finds_a_missing_page_and_a_missing_anchor(tmp_path):
     assert sorted(link for _, link, _ in build.check_links(str(site))) == ["../outside.html", "b.html#gone"]
 
 
+def test_link_checker_refuses_what_a_page_loads_from_the_network(tmp_path):
+    """Math rendered by MathJax from a CDN shows raw LaTeX offline: the site ships its MathJax instead."""
+    site = tmp_path / "site"
+    (site / "_static" / "mathjax").mkdir(parents=True)
+    (site / "_static" / "mathjax" / "tex-chtml.js").write_text("")
+    cdn = "https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-chtml.js"
+    (site / "a.html").write_text(f'<script defer src="{cdn}"></script> <script src="_static/mathjax/tex-chtml.js">'
+                                 '</script> <link rel="stylesheet" href="//fonts.example.org/a.css"> '
+                                 '<a href="https://example.org/">a link, not loaded</a>')
+    assert sorted(link for _, link, _ in build.check_links(str(site))) == ["//fonts.example.org/a.css", cdn]
+    assert all("loaded from the network" in why for _, _, why in build.check_links(str(site)))
+
+
+def test_user_facing_pages_cite_no_internal_issue_and_explain_the_frontiers_marks():
+    """The site's pages and the findings it includes: no "issue 35" (a tracker the reader cannot see); the frontier
+    page explains every mark of `Frontier.table` (``*``, ``+``, ``≈``, ``!``)."""
+    import re
+    pages = [p for p in glob.glob(os.path.join(DOCS, "**", "*.md"), recursive=True)
+             if not any(part in p for part in ("/_build/", "/api/", "/spec/"))]
+    pages += glob.glob(os.path.join(ROOT, "experiments", "*_findings.md")) + [os.path.join(ROOT, "README.md")]
+    cited = []
+    for path in pages:
+        with open(path, encoding="utf-8") as f:
+            cited += [(os.path.relpath(path, ROOT), m) for m in re.findall(r"\b(?:issue \d+|the issue\b)", f.read())]
+    assert cited == []
+    with open(os.path.join(DOCS, "frontier.md"), encoding="utf-8") as f:
+        text = f.read()
+    assert all(f"- `{mark}` " in text for mark in "*+≈!")
+
+
+def test_math_is_rendered_by_the_mathjax_shipped_with_the_site():
+    """conf.py read, not imported (importing it would set the process's environment)."""
+    import ast
+    with open(os.path.join(DOCS, "conf.py"), encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    extensions = next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
+                      and getattr(node.targets[0], "id", None) == "extensions")
+    assert "sphinx-mathjax-offline" in extensions   # copies MathJax 3 into _static/mathjax at each build
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=os.path.basename)
 def test_notebook_is_a_tutorial(path):
     name = os.path.basename(path)

@@ -366,6 +366,9 @@ def family_params(family: str, **fields):
         if values[f].ndim > 1:
             raise ValueError(f"{family} parameter {f} must be a scalar or one value per arm, got shape "
                              f"{values[f].shape}")
+        if values[f].size == 0:
+            raise ValueError(f"{family} parameter {f}=[] is empty: give one value per arm (a bandit has at least "
+                             f"2), e.g. {f}=[0.2, 0.8]")
         if np.any(np.isnan(values[f])):
             raise ValueError(f"{family} parameter {f}={values[f].tolist()} must not be NaN")
     num_arms = checks.same_length(**{f: v for f, v in values.items() if v.ndim == 1})

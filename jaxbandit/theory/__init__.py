@@ -21,6 +21,7 @@ from typing import Mapping, NamedTuple
 
 import numpy as np
 
+from jaxbandit import checks
 from jaxbandit.registry import Registry
 from jaxbandit.theory import corrupt, ftpl, heavy_tailed, ldp_thompson, linear, private_thompson
 from jaxbandit.theory.base import Bound, NotApplicable
@@ -33,7 +34,7 @@ from jaxbandit.theory.linear import oful_bound
 from jaxbandit.theory.private_thompson import modified_ts_bound, modified_ts_minimax_bound, modified_ts_pulls
 
 __all__ = ["Bound", "NotApplicable", "REGISTRY", "Value", "for_policy", "markdown_table", "evaluate", "namespace",
-           "bernoulli_kl", "corrupt_lower_bound", "corrupt_lower_bound_constant", "klucb_cf_bound",
+           "trivial_bound", "bernoulli_kl", "corrupt_lower_bound", "corrupt_lower_bound_constant", "klucb_cf_bound",
            "ldp_rr_upper_bound", "rr_upper_bound", "ftpl_beta_bound", "ftpl_gauss_bound", "ftpl_new_bound",
            "gdp_elim_new_bound", "global_dp_lower_bound", "global_dp_lower_bound_rate", "ldp_ts_bound",
            "ldp_ucb_bound", "modified_ts_bound", "modified_ts_minimax_bound", "modified_ts_pulls", "oful_bound"]
@@ -59,15 +60,41 @@ def for_policy(name: str) -> list[Bound]:
     return [REGISTRY[b] for b in REGISTRY if name in REGISTRY[b].policies]
 
 
+def trivial_bound(quantity: str, horizon, means):
+    """What no run can exceed, whatever the policy: T·max gap of pseudo-regret (``quantity="regret"``; ``horizon``
+    may be an array of times t), T pulls of an arm (``"pulls"``). ``means=None`` (expected rewards that change each
+    round): ``None`` for the regret, which has no such number here."""
+    checks.known_name("quantity", quantity, ("regret", "pulls"))
+    horizon = np.asarray(horizon, np.float64)
+    if quantity == "pulls":
+        return horizon
+    if means is None:
+        return None
+    means = np.asarray(means, np.float64)
+    return horizon * float(means.max() - means.min())
+
+
 class Value(NamedTuple):
     """One bound evaluated on a configuration: ``value`` (a number; per-arm pulls a list, the best arm NaN), the
     λ it was optimised at where the theorem leaves one free (``extra``), or ``None`` and the ``reason`` where
-    the theorem does not apply."""
+    the theorem does not apply. ``trivial``: what no run exceeds on this configuration (`trivial_bound`), for a
+    finite-T upper bound; `vacuous` says whether the bound is at or above it."""
 
     bound: Bound
     value: object
     reason: str = ""
     extra: Mapping | None = None
+    trivial: float | None = None
+
+    @property
+    def vacuous(self) -> bool:
+        """Whether this finite-T upper bound says nothing a run does not already meet, being at or above `trivial`
+        (T·max gap of regret, T pulls) for every arm it bounds. Its value is the theorem's all the same."""
+        if self.trivial is None or self.value is None:
+            return False
+        values = np.asarray(self.value, np.float64)
+        values = values[~np.isnan(values)]  # a per-arm bound's best arm
+        return bool(values.size) and bool(np.all(values >= self.trivial))
 
     def as_dict(self) -> dict:
         b = self.bound
@@ -78,7 +105,8 @@ class Value(NamedTuple):
         return {"name": b.name, "paper": b.paper, "result": b.result, "kind": b.kind, "quantity": b.quantity,
                 "asymptotic": b.asymptotic, "value": value, "not_applicable": self.reason or None,
                 "constants": dict(b.constants), "forms": dict(b.forms), **({"extra": dict(self.extra)}
-                                                                            if self.extra else {}), "note": b.note}
+                                                                            if self.extra else {}), "note": b.note,
+                "trivial": self.trivial, "vacuous": self.vacuous}
 
 
 def namespace(spec) -> dict:
@@ -105,11 +133,8 @@ def namespace(spec) -> dict:
 
 
 def _decimal(values) -> np.ndarray:
-    """float64 of the parameters as written: a float32 0.9 is 0.9, not 0.89999998 (its shortest repr)."""
-    arr = np.asarray(values)
-    if arr.dtype == np.float32:
-        return np.array([float(str(x)) for x in arr.ravel()], np.float64).reshape(arr.shape)
-    return arr.astype(np.float64)
+    """float64 of the parameters as written: a float32 0.9 is 0.9, not 0.89999998 (`checks.as_written`)."""
+    return np.asarray(checks.as_written(values), np.float64)
 
 
 def evaluate(env, policy, privatizer=None, *, horizon: int, constants: Mapping | None = None,
@@ -143,5 +168,7 @@ def evaluate(env, policy, privatizer=None, *, horizon: int, constants: Mapping |
         if np.any(np.isinf(values)):  # (NaN marks the best arm of a per-arm bound)
             out.append(Value(b, result, "not finite on this instance"))
             continue
-        out.append(Value(b, result, "", extra))
+        trivial = (trivial_bound(b.quantity, spec.horizon, base.get("means"))
+                   if b.kind == "upper" and not b.asymptotic else None)
+        out.append(Value(b, result, "", extra, None if trivial is None else float(trivial)))
     return out
