@@ -48,7 +48,9 @@ PAGES = [
       "jaxbandit.theory.heavy_tailed", "jaxbandit.theory.linear"]),
     ("tuning", "Gradients, tuning and the frontier", "Gradient estimators of the expected regret, the (b, c) tuner, "
      "and which private algorithm at which ε.",
-     ["jaxbandit.gradients", "jaxbandit.tuning", "jaxbandit.comparison"]),
+     ["jaxbandit.gradients", "jaxbandit.tuning", "jaxbandit.frontiers", "jaxbandit.frontiers.catalogue",
+      "jaxbandit.frontiers.algorithm", "jaxbandit.frontiers.result", "jaxbandit.frontiers.driver",
+      "jaxbandit.comparison"]),
     ("random", "Random numbers", "The key implementation and the exact Beta and Gamma samplers.",
      ["jaxbandit.random", "jaxbandit.random.threefry", "jaxbandit.random.samplers"]),
     ("plotting", "Plotting", "Figures from results, and the papers' bounds drawn on them.", ["jaxbandit.plotting"]),

@@ -18,7 +18,7 @@ import os
 
 import jaxbandit as jb
 from jaxbandit import checks, plotting
-from jaxbandit.comparison import Frontier
+from jaxbandit.frontiers import Frontier
 from jaxbandit.accounting import gdp
 from jaxbandit.envs.tails import instance_u
 from jaxbandit.experiments import dp_ftpl, gdp_ts

@@ -17,7 +17,7 @@ Public API::
 Layers (docs/DESIGN.md): `random` and `mechanisms` (run-time privacy mechanisms) below the components (`envs`,
 `privatizers`, `policies`, each private one with its `accounting.Accountant`); the pure `engine` over component
 objects; `spec` (names resolved and validated once); the drivers (`simulate`, `sweep`, `gradients`, `tune`); the
-audits (`audit`) above; `comparison.frontier` over them all. Importing jaxbandit turns on JAX's persistent
+audits (`audit`) above; `frontiers.frontier` over them all. Importing jaxbandit turns on JAX's persistent
 compilation cache in ~/.cache/jaxbandit/xla (`compilation_cache`; ``JAXBANDIT_COMPILATION_CACHE=0`` keeps it off).
 """
 from jaxbandit.version import __version__  # noqa: E402
@@ -34,7 +34,7 @@ from jaxbandit.sharding import use_cpu_devices  # noqa: E402
 from jaxbandit.simulation import rerun, run_spec, simulate, sweep  # noqa: E402
 from jaxbandit.spec import Spec, record_times, resolve, rollout  # noqa: E402
 from jaxbandit.tuning import tune  # noqa: E402
-from jaxbandit.comparison import frontier  # noqa: E402
+from jaxbandit.frontiers import frontier  # noqa: E402
 from jaxbandit.types import Env, Policy, Privatizer, StepRandom  # noqa: E402
 
 __all__ = ["accounting", "audit", "envs", "gradients", "mechanisms", "policies", "privatizers", "random", "types",

@@ -560,7 +560,7 @@ def _per_algorithm(items, flag) -> dict:
 
 
 def cmd_frontier(args) -> int:
-    from jaxbandit import checks, comparison as fr
+    from jaxbandit import checks, frontiers as fr
     for path, flag in ((args.json, "--json"), (args.plot, "--plot")):
         _output_path(path, flag)
     if not args.epsilons:

@@ -343,7 +343,7 @@ def _frontier_lower_bound(ax, config, family):
 
 
 def frontier_figure(front, title=None):
-    """The privacy–regret frontier (`jaxbandit.comparison.Frontier`): regret at T against the privacy level ε, one
+    """The privacy–regret frontier (`jaxbandit.frontiers.Frontier`): regret at T against the privacy level ε, one
     line per algorithm with ±2 SE bars, central and local DP in separate panels (never one line), per-round claims
     dashed, the recommended point of each level starred, uniform play's regret for reference, and on Bernoulli arms
     the lower bound of each panel's notion (`_frontier_lower_bound`; off inside ``bounds_shown(False)``)."""

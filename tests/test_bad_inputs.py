@@ -10,7 +10,7 @@ import pytest
 
 import jaxbandit as jb
 from jaxbandit import checks, cli, engine, simulation
-from jaxbandit.comparison import Frontier
+from jaxbandit.frontiers import Frontier
 
 UNWRITABLE = "/proc/jaxbandit-test/x"  # a folder no one can create files in, even root
 needs_proc = pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc (Linux)")
@@ -194,13 +194,14 @@ def test_empty_or_missing_means_in_python_are_named(means, message):
 
 
 def test_a_repeated_privacy_level_is_refused_not_merged(monkeypatch, capsys):
-    from jaxbandit import comparison
-    monkeypatch.setattr(comparison, "run_spec", lambda *a, **k: pytest.fail("simulated before refusing"))
+    from jaxbandit import frontiers
+    from jaxbandit.frontiers import algorithm
+    monkeypatch.setattr(algorithm, "run_spec", lambda *a, **k: pytest.fail("simulated before refusing"))
     assert cli.main(["frontier", "--env", "bernoulli", "--means", "0.2,0.8", "--epsilons", "1,1", "--horizon",
                      "10"]) == 2
     assert "--epsilons=[1, 1] lists 1 twice; give each value once" in capsys.readouterr().err
     with pytest.raises(ValueError, match=r"budgets=\[0.5, 1, 0.5\] lists 0.5 twice"):
-        comparison.frontier("bernoulli", [0.5, 1.0, 0.5], env_params={"means": [0.2, 0.8]}, horizon=10)
+        frontiers.frontier("bernoulli", [0.5, 1.0, 0.5], env_params={"means": [0.2, 0.8]}, horizon=10)
 
 
 def test_params_are_printed_as_the_user_wrote_them(tmp_path, capsys):
@@ -213,9 +214,10 @@ def test_params_are_printed_as_the_user_wrote_them(tmp_path, capsys):
     assert "lazy-ucb (epsilon=1.0, c1=0.1, c2=3.0, release=discrete)" in capsys.readouterr().out
     import json
     assert json.loads(out.read_text())["params"]["c1"] == 0.1
-    from jaxbandit import comparison, policies
+    from jaxbandit import policies
+    from jaxbandit.frontiers import algorithm
     _, params = policies.make("lazy-ucb", 2, c1=0.1)
-    assert comparison._plain(params)["c1"] == 0.1  # the frontier's rows
+    assert algorithm._plain(params)["c1"] == 0.1  # the frontier's rows
 
 
 def test_vacuous_bounds_are_said_in_text_json_and_figures(tmp_path, capsys):

@@ -1,4 +1,4 @@
-"""The privacy–regret frontier (`jaxbandit.frontier`, in `jaxbandit.comparison`): which algorithms apply, each point's claim meets its level
+"""The privacy–regret frontier (`jaxbandit.frontier`, in `jaxbandit.frontiers`): which algorithms apply, each point's claim meets its level
 (re-checked through the components' own accountants), the recommendation is taken among the points of the user's
 notion only, tuning and evaluation use disjoint seeds and the evaluated regret is what `simulate` gives for the same
 parameters, resume, bad input, the figure and the CLI."""
@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import jaxbandit as jb
-from jaxbandit import comparison as fr
+from jaxbandit import frontiers as fr
+from jaxbandit.frontiers import algorithm as fr_algorithm, driver as fr_driver
 from jaxbandit import policies, privatizers
 from jaxbandit.accounting.accountants import Budget
 
@@ -81,15 +82,15 @@ def test_calibrated_points_meet_their_level_on_its_boundary(name):
     its parameter is at the least private end of its range), checked by the component's accountant from the point's
     own parameters."""
     alg = next(a for a in fr.algorithms("bernoulli", {"means": MEANS})[0] if a.name == name)
-    spec = fr._spec(alg, "bernoulli", {"means": MEANS}, 2000, 10, {}, {})
+    spec = fr_algorithm._spec(alg, "bernoulli", {"means": MEANS}, 2000, 10, {}, {})
     base = spec.params
     if name == "dp-ucb-int":  # blocks of 50 pulls: few enough releases to meet these levels at T = 2000
         base = base._replace(policy=base.policy._replace(epsilon=np.float32(0.02)))
     for level in (0.5, 2.0):
-        point = fr._calibrated_point(alg, spec, base, level, 0.01, {})
+        point = fr_algorithm._calibrated_point(alg, spec, base, level, 0.01, {})
         component = getattr(spec, alg.private)
         claim = component.accountant.guarantee(getattr(point, alg.private), 2000, 2)
-        budget = fr._budget(alg, level, 0.01)
+        budget = fr_algorithm._budget(alg, level, 0.01)
         assert claim.meets(budget), (name, level, claim)
         tighter = Budget(epsilon=level * 0.99, delta=budget.delta)
         value = float(getattr(getattr(point, alg.private), component.accountant.calibrated))
@@ -102,22 +103,22 @@ def test_calibrated_points_meet_their_level_on_its_boundary(name):
 
 def test_a_pure_budget_takes_no_gdp_claim():
     alg = next(a for a in fr.algorithms("bernoulli", {"means": MEANS})[0] if a.name == "modified-thompson")
-    spec = fr._spec(alg, "bernoulli", {"means": MEANS}, 2000, 10, {}, {})
-    assert fr._calibrated_point(alg, spec, spec.params, 1.0, 0.0, {}) is None
-    assert fr._calibrated_point(alg, spec, spec.params, 1.0, 0.01, {}) is not None
+    spec = fr_algorithm._spec(alg, "bernoulli", {"means": MEANS}, 2000, 10, {}, {})
+    assert fr_algorithm._calibrated_point(alg, spec, spec.params, 1.0, 0.0, {}) is None
+    assert fr_algorithm._calibrated_point(alg, spec, spec.params, 1.0, 0.01, {}) is not None
 
 
 
 def test_a_claim_whose_delta_is_fixed_above_the_request_says_so():
     alg = next(a for a in fr.algorithms("bernoulli", {"means": MEANS})[0] if a.name == "dp-ucb-int")
-    spec = fr._spec(alg, "bernoulli", {"means": MEANS}, 2000, 10, {}, {})
-    assert fr._calibrated_point(alg, spec, spec.params, 35.0, 1e-6, {}) is None  # its δ = e^-10 > 1e-6
-    assert "exceeds the requested delta = 1e-06" in fr._claim_text(alg, spec, spec.params, 1e-6)
-    assert "exceeds" not in fr._claim_text(alg, spec, spec.params, 0.01)
+    spec = fr_algorithm._spec(alg, "bernoulli", {"means": MEANS}, 2000, 10, {}, {})
+    assert fr_algorithm._calibrated_point(alg, spec, spec.params, 35.0, 1e-6, {}) is None  # its δ = e^-10 > 1e-6
+    assert "exceeds the requested delta = 1e-06" in fr_algorithm._claim_text(alg, spec, spec.params, 1e-6)
+    assert "exceeds" not in fr_algorithm._claim_text(alg, spec, spec.params, 0.01)
     ftpl = next(a for a in fr.algorithms("bernoulli", {"means": MEANS})[0] if a.name == "dp-ftpl-gauss")
-    ftpl_spec = fr._spec(ftpl, "bernoulli", {"means": MEANS}, 2000, 10, {}, {})  # its δ is a parameter
-    assert "exceeds" not in fr._claim_text(ftpl, ftpl_spec, ftpl_spec.params, 1e-6)
-    assert fr._calibrated_point(alg, spec, spec.params, 35.0, 0.01, {}) is not None
+    ftpl_spec = fr_algorithm._spec(ftpl, "bernoulli", {"means": MEANS}, 2000, 10, {}, {})  # its δ is a parameter
+    assert "exceeds" not in fr_algorithm._claim_text(ftpl, ftpl_spec, ftpl_spec.params, 1e-6)
+    assert fr_algorithm._calibrated_point(alg, spec, spec.params, 35.0, 0.01, {}) is not None
 
 
 # ------------------------------------------------------------------------------------------------ the frontier
@@ -181,7 +182,7 @@ def _check_resume(front, out, monkeypatch):
     assert os.path.exists(os.path.join(out, "results", "dp-se.npz"))
     loaded = fr.Frontier.load(os.path.join(out, "frontier.json"))
     assert loaded.rows == json.loads(json.dumps(front.rows)) and loaded.table() == front.table()
-    monkeypatch.setattr(fr, "run_spec", lambda *a, **k: pytest.fail("a resumed frontier simulated again"))
+    monkeypatch.setattr(fr_algorithm, "run_spec", lambda *a, **k: pytest.fail("a resumed frontier simulated again"))
     again = fr.frontier("bernoulli", [4.0, 0.5], include=CHOSEN, out=out, **SMALL)
     assert [(r["algorithm"], r["level"], r["regret_mean"], r["recommended"]) for r in again.rows] == [
         (r["algorithm"], r["level"], r["regret_mean"], r["recommended"]) for r in front.rows]
@@ -205,7 +206,7 @@ def _check_figure(front, tmp_path):
     ({"policy_params": {"dp-se": 3}}, "policy_params"), ({"out": "/proc/frontier"}, "out"),
 ])
 def test_bad_input_is_refused_before_any_simulation(kw, match, monkeypatch):
-    monkeypatch.setattr(fr, "run_spec", lambda *a, **k: pytest.fail("simulated before checking its input"))
+    monkeypatch.setattr(fr_algorithm, "run_spec", lambda *a, **k: pytest.fail("simulated before checking its input"))
     args = {"budgets": [1.0], **kw}
     with pytest.raises(ValueError, match=match):
         fr.frontier("bernoulli", args.pop("budgets"), **{**SMALL, "include": ["dp-se"], **args})
@@ -216,7 +217,7 @@ def test_a_file_that_is_not_a_frontier_is_refused(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="not a frontier of this version"):
         fr.Frontier.from_dict(other)
     (tmp_path / "frontier.json").write_text(json.dumps(other))  # nor is it resumed from
-    monkeypatch.setattr(fr, "run_spec", lambda *a, **k: pytest.fail("simulated before refusing"))
+    monkeypatch.setattr(fr_algorithm, "run_spec", lambda *a, **k: pytest.fail("simulated before refusing"))
     with pytest.raises(ValueError, match="is not a frontier file of this version.*choose another folder"):
         fr.frontier("bernoulli", [1.0], include=["dp-se"], out=str(tmp_path), **SMALL)
 
@@ -229,10 +230,10 @@ def test_per_round_claims_are_shown_but_never_recommended():
                 "regret_mean": regret, "best_of_family": None, "recommended": None}
     rows = [row("dp-ftpl-new", "central", "round", False, 10.0), row("dp-se", "central", "run", True, 50.0),
             row("lazy-ucb", "central", "run", True, 40.0), row("thompson+linear", "local", "report", True, 20.0)]
-    fr._recommend(rows, [1.0], "central")
+    fr_driver._recommend(rows, [1.0], "central")
     assert [r["algorithm"] for r in rows if r["recommended"]] == ["lazy-ucb"]
     assert [r["algorithm"] for r in rows if r["best_of_family"]] == ["lazy-ucb", "thompson+linear"]
-    fr._recommend(rows, [1.0], "local")
+    fr_driver._recommend(rows, [1.0], "local")
     assert [r["algorithm"] for r in rows if r["recommended"]] == ["thompson+linear"]
 
 
@@ -240,11 +241,11 @@ def test_a_level_beyond_a_parameters_valid_range_is_skipped_with_its_reason(tmp_
     """DP-FTPL's ε is valid up to 50 (e^ε in float32): at seed 001's η = 10 (ε = 96.7 at δ = 1e-6) that level is
     skipped with the validation's message, kept in `Frontier.skipped` (and through save and resume); the others run."""
     alg = next(a for a in fr.algorithms("bernoulli", {"means": MEANS})[0] if a.name == "dp-ftpl-new")
-    spec = fr._spec(alg, "bernoulli", {"means": MEANS}, 400, 10, {}, {})
+    spec = fr_algorithm._spec(alg, "bernoulli", {"means": MEANS}, 400, 10, {}, {})
     why = {}
-    assert fr._calibrated_point(alg, spec, spec.params, 96.7, 0.01, {}, why) is None
+    assert fr_algorithm._calibrated_point(alg, spec, spec.params, 96.7, 0.01, {}, why) is None
     assert "epsilon=96.7 is outside the valid range [0, 50]" in why[96.7]
-    assert fr._calibrated_point(alg, spec, spec.params, 1.0, 0.01, {}, why) is not None and 1.0 not in why
+    assert fr_algorithm._calibrated_point(alg, spec, spec.params, 1.0, 0.01, {}, why) is not None and 1.0 not in why
 
     def one(alg, *args, **kwargs):  # the simulation stubbed out: what _one returns for one level met, one not
         row = {"algorithm": alg.name, "family": "central", "scope": "round", "meets": False, "level": 1.0,
@@ -252,7 +253,7 @@ def test_a_level_beyond_a_parameters_valid_range_is_skipped_with_its_reason(tmp_
                "epsilon": 1.0, "delta": 0.01, "mu": None}
         return {"rows": [row], "curve": {}, "tuning_seconds": 0.0, "evaluation_seconds": 0.0,
                 "skipped_levels": {96.7: why[96.7]}}
-    monkeypatch.setattr(fr, "_one", one)
+    monkeypatch.setattr(fr_driver, "run_algorithm", one)
     kw = dict(SMALL, include=["dp-ftpl-new"], out=str(tmp_path))
     for _ in range(2):  # the second call resumes from the saved file
         front = fr.frontier("bernoulli", [1.0, 96.7], **kw)
@@ -295,9 +296,9 @@ def test_audit_adds_the_lower_bound_and_surfaces_a_planted_bug(monkeypatch):
     assert not row["audit"]["violated"] and "[audit linear: epsilon >= " in front.table()
     # a policy audited through its mechanism's audit, as its registration lists it (LDPRSE's Laplace channel)
     ldp_rse = fr.Algorithm("ldp-rse", "ldp-rse", family="local")
-    found = fr._audit(ldp_rse, {"params": {"policy": {"epsilon": 1.0}}}, 0)
+    found = fr_algorithm.audit_row(ldp_rse, {"params": {"policy": {"epsilon": 1.0}}}, 0)
     assert found["name"] == "local-laplace" and found["claim"] == 1.0 and not found["violated"]
-    assert fr._audit(fr.Algorithm("ucb1", "ucb1"), {"params": {"policy": {}}}, 0) is None  # lists no audit
+    assert fr_algorithm.audit_row(fr.Algorithm("ucb1", "ucb1"), {"params": {"policy": {}}}, 0) is None  # lists no audit
     from jaxbandit.audit import components
     make = components.make
     monkeypatch.setattr(components, "make", lambda name, **p: make(name, bug="noise-halved", **p))
@@ -359,3 +360,13 @@ def test_the_instances_script_writes_its_table_and_figure(tmp_path, capsys):
     assert [ax.get_title() for ax in fig.axes][:2] == ["central: pure ε-DP over the whole run (δ = 0)",
                                                        "local: ε-LDP of each report"]
 
+
+
+def test_comparison_is_the_former_name_of_frontiers():
+    """`jaxbandit.comparison` still imports, with a deprecation warning, and gives the same objects."""
+    import importlib
+    import sys
+    sys.modules.pop("jaxbandit.comparison", None)
+    with pytest.warns(DeprecationWarning, match="jaxbandit.frontiers"):
+        old = importlib.import_module("jaxbandit.comparison")
+    assert old.frontier is fr.frontier and old.Frontier is fr.Frontier and old.NOTIONS is fr.TRUST_MODELS

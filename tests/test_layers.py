@@ -22,7 +22,8 @@ LAYERS = [
     {"gradients", "theory"},
     {"tuning"},
     {"audit"},
-    {"comparison"},
+    {"frontiers"},
+    {"comparison"},  # the former name of frontiers, re-exporting it
     {"plotting"},
     {"experiments", "__init__"},
     {"cli"},

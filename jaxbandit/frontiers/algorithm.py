@@ -1,0 +1,262 @@
+"""One algorithm of the frontier at its levels: the spec it runs under (the epoch simulator where it applies), its
+calibration on the budget's boundary, its tuning (a grid of its tunable parameters, or the gradient where that
+is cheaper), its evaluation on fresh runs, and its audit."""
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import time
+
+import numpy as np
+
+from jaxbandit import checks, policies, privatizers
+from jaxbandit import spec as specs
+from jaxbandit.accounting.accountants import Budget
+from jaxbandit.simulation import MAX_SEED, run_spec
+from jaxbandit.frontiers.catalogue import SCOPE_OF, instance_of, moment_params
+
+QUANTILES = (0.1, 0.5, 0.9)  # the regret quantiles a row reports
+UNIFORM_FRACTION = 0.9  # a point whose regret is this close to uniform play's is warned of
+
+
+def _budget(alg, level, delta) -> Budget:
+    return Budget(epsilon=level) if alg.family == "local" else Budget(epsilon=level, delta=delta)
+
+
+def _spec(alg, env, env_params, horizon, record, given, options):
+    """The algorithm's resolved spec: the epoch simulator where it applies (the same law, faster), pseudo-regret."""
+    env_o, env_p, support = instance_of(env, env_params)
+    pol = policies.get(alg.policy, env_o.num_arms, **options)
+    moments, _ = moment_params(pol, env_o, env_p, support, given)
+    kw = dict(env_params=env_params, policy_params={**moments, **given}, policy_options=options, horizon=horizon,
+              record=record, realized=False)
+    epochs = specs.SIMULATORS["epochs"]
+    simulator = "steps" if epochs.unsupported(env_o, pol, None if alg.privatizer == "identity" else
+                                              privatizers.make(alg.privatizer)[0]) else "epochs"
+    return specs.resolve(env, alg.policy, alg.privatizer, simulator=simulator, **kw)
+
+
+def bind_point(spec, point):
+    return spec.with_points([point]).points[0]
+
+
+def _calibrated_point(alg, spec, point, level, delta, given, why=None):
+    """``point`` with the private component's calibrated parameter on the level's boundary, the channel's
+    parameters copied to a channel-aware learner; ``None`` where no valid value meets the level (the reason in
+    ``why[level]`` where ``why`` is a dict)."""
+    def fail(reason):
+        if why is not None:
+            why[level] = reason
+        return None
+
+    accountant = getattr(spec, alg.private).accountant
+    params = getattr(point, alg.private)
+    K, T = spec.env.num_arms, spec.horizon
+    name = accountant.calibrated
+    try:
+        if name is None or name not in params._fields or name in given:  # the level is fixed by the rest
+            bound = bind_point(spec, point)
+            claim = accountant.guarantee(getattr(bound, alg.private), T, K)
+            return bound if claim.meets(_budget(alg, level, delta)) else fail(
+                f"its claim at its parameters ({claim.describe()}) does not meet it")
+        bound_params = getattr(bind_point(spec, point), alg.private)
+        calibrated = accountant.calibrate(bound_params, T, K, _budget(alg, level, delta))
+        values = {f: getattr(calibrated, f) for f in calibrated._fields if getattr(calibrated, f) is not None}
+        point = point._replace(**{alg.private: params._replace(**values)})
+        if alg.private == "privatizer":  # a channel-aware learner takes the channel's own parameters
+            shared = set(point.privatizer._fields) & set(point.policy._fields)
+            if shared:
+                point = point._replace(policy=point.policy._replace(
+                    **{f: np.asarray(getattr(point.privatizer, f), np.asarray(getattr(point.policy, f)).dtype)
+                       for f in shared}))
+        return bind_point(spec, point)  # validates: a level beyond the parameter's valid range is refused here
+    except ValueError as err:
+        return fail(str(err))
+
+
+def _grid(policy, given) -> list[dict]:
+    """Every combination of the policy's tunable values (those the user fixed left out)."""
+    space = {k: v for k, v in dict(policy.tunable).items() if k not in given}
+    names = sorted(space)
+    return [dict(zip(names, combo)) for combo in itertools.product(*(space[n] for n in names))] or [{}]
+
+
+def run_algorithm(alg, env, env_params, levels, delta, horizon, runs, tuning_runs, tuning_steps, tuning_seed, eval_seed,
+         record, given, options, out, progress, label) -> dict:
+    """Calibrate, tune and evaluate one algorithm at every level."""
+    say = (lambda msg: print(f"{label}: {msg}", flush=True)) if progress else (lambda msg: None)
+    spec = _spec(alg, env, env_params, horizon, record, given, options)
+    K = spec.env.num_arms
+    means = np.asarray(spec.env.means(spec.params.env), np.float64)
+    accountant = getattr(spec, alg.private).accountant
+    gradient = (alg.private == "policy" and accountant.tuned is not None and accountant.calibrated is not None
+                and accountant.calibrated in spec.params.policy._fields
+                and not {accountant.calibrated, accountant.tuned[0]} & set(given))
+    t0 = time.perf_counter()
+    chosen, tuning, spent, warns, why = {}, {}, {}, {}, {}
+    if gradient:
+        chosen, tuning, spent, warns = _tune_gradient(alg, spec, env, env_params, levels, delta, horizon,
+                                                      tuning_runs, tuning_steps, tuning_seed, given, options, say)
+    else:
+        grid = _grid(spec.policy, given)
+        candidates = {}
+        for level in levels:
+            for values in grid:
+                base = spec.params._replace(policy=spec.params.policy._replace(
+                    **{k: np.asarray(v, np.asarray(getattr(spec.params.policy, k)).dtype) for k, v in values.items()}))
+                point = _calibrated_point(alg, spec, base, level, delta, given, why)
+                if point is not None:
+                    candidates.setdefault(level, []).append((values, point))
+        if len(grid) > 1 and candidates:
+            flat = [(lv, v, p) for lv, items in candidates.items() for v, p in items]
+            say(f"tuning {', '.join(sorted(grid[0]))}: {len(flat)} points x {tuning_runs} runs")
+            tuned = run_spec(spec.with_points([p for _, _, p in flat]), runs=tuning_runs, seed=tuning_seed,
+                             progress=False)
+            mean = tuned.final().mean(1)
+            for level in candidates:
+                idx = [j for j, (lv, _, _) in enumerate(flat) if lv == level]
+                best = min(idx, key=lambda j: mean[j])
+                chosen[level] = flat[best][2]
+                tuning[level] = {"method": "grid", "runs": tuning_runs, "values": [flat[j][1] for j in idx],
+                                 "regret": [float(mean[j]) for j in idx]}
+                spent[level] = len(idx) * tuning_runs * horizon
+                flat_regret = max(mean[j] for j in idx) == min(mean[j] for j in idx)  # nothing told them apart
+                warns[level] = [] if flat_regret else _grid_edge(spec.policy, flat[best][1])
+        else:
+            for level, items in candidates.items():
+                chosen[level] = items[0][1]
+                tuning[level] = {"method": "none"}
+                spent[level] = 0
+    tuning_seconds = time.perf_counter() - t0
+    if not chosen:
+        last = f"; at epsilon = {levels[-1]:g}: {why[levels[-1]]}" if levels[-1] in why else ""
+        return {"rows": [], "reason": f"no parameter value meets any of the levels {levels} "
+                f"({_claim_text(alg, spec, spec.params, delta)}){last}", "tuning_seconds": tuning_seconds,
+                "evaluation_seconds": 0.0}
+    met = [lv for lv in levels if lv in chosen]
+    say(f"evaluating {len(met)} level{'s' * (len(met) > 1)} x {runs} runs")
+    t1 = time.perf_counter()
+    res = run_spec(spec.with_points([chosen[lv] for lv in met]), runs=runs, seed=eval_seed, progress=False)
+    evaluation_seconds = time.perf_counter() - t1
+    if out:
+        res.save(os.path.join(out, "results", alg.name))
+    final = res.final()
+    rows = []
+    for i, level in enumerate(met):
+        point = chosen[level]
+        claim = accountant.guarantee(getattr(point, alg.private), horizon, K, component=alg.name)
+        budget = _budget(alg, level, delta)
+        eps, dlt = ((claim.epsilon_at(delta), delta) if claim.notion == "gdp" else (claim.epsilon, claim.delta))
+        x = final[i]
+        warned = list(warns.get(level, []))
+        uniform = horizon * float(np.mean(np.max(means) - means))
+        if x.mean() >= UNIFORM_FRACTION * uniform:
+            warned.append(f"it plays (near-)uniformly up to T: its regret is {x.mean() / uniform:.0%} of uniform "
+                          "play's (T·mean gap); its first phase or start pulls outlast this horizon")
+        rows.append({"algorithm": alg.name, "family": alg.family, "notion": claim.notion, "scope": claim.scope,
+                     "claim": claim.describe(), "epsilon": eps, "delta": dlt, "mu": claim.mu, "level": level,
+                     "meets": bool(claim.meets(budget) and claim.scope == SCOPE_OF[alg.family]),
+                     "params": _point_params(alg, point), "tuning": tuning[level],
+                     "regret_mean": float(x.mean()), "regret_se": float(x.std(ddof=1) / math.sqrt(len(x))),
+                     "regret_quantiles": {f"{q:g}": float(v) for q, v in zip(QUANTILES, np.quantile(x, QUANTILES))},
+                     "runs": runs, "tuning_agent_steps": int(spent[level]), "warnings": warned,
+                     "best_of_family": False, "recommended": False})
+    skipped_levels = {lv: why.get(lv, "no parameter value meets it") for lv in levels if lv not in chosen}
+    for lv, reason in skipped_levels.items():
+        say(f"not at epsilon = {lv:g}: {reason}")
+    say(f"done in {tuning_seconds + evaluation_seconds:.1f} s (tuning {tuning_seconds:.1f} s)")
+    curve = {"t": res.t.tolist(), "levels": met, "mean": res.mean().tolist(), "se": res.se().tolist()}
+    return {"rows": rows, "curve": curve, "tuning_seconds": tuning_seconds, "evaluation_seconds": evaluation_seconds,
+            "skipped_levels": skipped_levels}
+
+
+def _grid_edge(policy, values) -> list:
+    """A warning for each tuned value at an end of its grid (the best may lie beyond it)."""
+    out = []
+    for name, value in values.items():
+        grid = sorted(dict(policy.tunable)[name])
+        if len(grid) > 1 and value in (grid[0], grid[-1]):
+            out.append(f"the best {name} = {value:g} is at an end of its grid {grid}: the optimum may lie beyond it")
+    return out
+
+
+def _tune_gradient(alg, spec, env, env_params, levels, delta, horizon, tuning_runs, tuning_steps, tuning_seed,
+                   given, options, say):
+    """Modified Thompson sampling: b by gradient at each level, c = c*(b) on the boundary (`jaxbandit.tune`)."""
+    import warnings
+    from jaxbandit import tuning as tuner
+    accountant = spec.policy.accountant
+    free, calibrated = accountant.tuned[0], accountant.calibrated
+    chosen, how, spent, warns = {}, {}, {}, {}
+    if delta == 0:
+        return chosen, how, spent, warns  # a GDP claim meets no pure ε budget
+    seeds = np.random.SeedSequence(tuning_seed).generate_state(len(levels))
+    for level, s in zip(levels, seeds):
+        say(f"tuning {free} by gradient at epsilon = {level:g}: {tuning_steps} steps x {tuning_runs} runs")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                tuned = tuner.tune(env, alg.policy, env_params=env_params, policy_params=given or None,
+                                   policy_options=options or None, epsilon=level, delta=delta, horizon=horizon,
+                                   runs=tuning_runs, steps=tuning_steps, seed=int(s) % (MAX_SEED + 1),
+                                   accounting=options.get("accounting", "paper"))
+            except ValueError:
+                continue
+        values = {free: tuned.params[free], calibrated: tuned.params[calibrated]}
+        dtype = {k: np.asarray(getattr(spec.params.policy, k)).dtype for k in values}
+        point = spec.params._replace(policy=spec.params.policy._replace(
+            **{k: np.asarray(v, dtype[k]) for k, v in values.items()}))
+        chosen[level] = bind_point(spec, point)
+        how[level] = {"method": "gradient", "parameter": free, "steps": tuning_steps, "runs": tuning_runs,
+                      "pilot": tuned.config["pilot"], "trace": [round(row[free], 3) for row in tuned.trace],
+                      "converged": tuned.converged}
+        spent[level] = tuned.agent_steps
+        warns[level] = list(tuned.warnings) + [str(w.message) for w in caught if str(w.message) not in tuned.warnings]
+    return chosen, how, spent, warns
+
+
+def audit_row(alg, row, seed) -> dict | None:
+    """The audit of the row's private component at its parameters: the first audit its registration lists (its own,
+    or its mechanism's: DPRSE's epoch mean), with ``{"name", "lower_bound", "claim", "claim_kind", "violated",
+    "trials"}``; ``None`` where it lists none."""
+    import inspect
+    from jaxbandit.audit import components, montecarlo
+    listed = components.for_component(alg.private, alg.policy if alg.private == "policy" else alg.privatizer)
+    if not listed:
+        return None
+    name = listed[0]
+    params = row["params"][alg.private]
+    accepted = inspect.signature(components.REGISTRY[name]).parameters
+    audit = components.make(name, **{k: v for k, v in params.items() if k in accepted and k != "bug"})
+    result = montecarlo.run(audit, seed=seed)
+    return {"name": name, "lower_bound": result.lower_bound, "claim": result.claim,
+            "claim_kind": result.claim_kind, "violated": bool(result.violated), "trials": result.trials}
+
+
+def _point_params(alg, point) -> dict:
+    out = {"policy": _plain(point.policy)}
+    if alg.privatizer != "identity":
+        out["privatizer"] = _plain(point.privatizer)
+    return out
+
+
+def _plain(params) -> dict:
+    """A params NamedTuple's set fields as JSON numbers, as the user writes them (`jaxbandit.checks.as_written`:
+    a float32 δ = 0.01 is 0.01, not 0.009999999776482582)."""
+    return {f: checks.as_written(v) for f, v in params._asdict().items() if v is not None}
+
+
+def _claim_text(alg, spec, point, delta) -> str:
+    """The claim at ``point``, in words; with the user's δ, why its own δ rules out every level where it does."""
+    accountant = getattr(spec, alg.private).accountant
+    try:
+        bound = bind_point(spec, point)
+        claim = accountant.guarantee(getattr(bound, alg.private), spec.horizon, spec.env.num_arms)
+    except ValueError as err:
+        return str(err)
+    text = "its claim at its parameters: " + claim.describe()
+    if claim.notion == "approx-dp" and claim.delta > delta and "delta" not in getattr(bound, alg.private)._fields:
+        text += (f"; its δ = {claim.delta:.3g} is set by its analysis, not by a parameter, and exceeds the "
+                 f"requested delta = {delta:g}")
+    return text

@@ -1,0 +1,160 @@
+"""A frontier's result (`Frontier`): its rows, the recommendation per level, and its rendering (the table, the JSON
+file it saves and loads)."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+from typing import Mapping
+
+from jaxbandit import checks
+from jaxbandit.frontiers.catalogue import TRUST_MODELS
+
+FORMAT, VERSION = "jaxbandit-frontier", 1  # a saved frontier's format and version
+
+
+@dataclasses.dataclass
+class Frontier:
+    """The outcome of `frontier`.
+
+    Attributes:
+      rows: one dict per (algorithm, level), the JSON rows: ``algorithm``, ``family`` (central/local),
+        ``notion``, ``scope`` and ``claim`` (the claim as the algorithm states it), ``epsilon`` and ``delta``
+        (the claim's numbers; a μ-GDP claim's ε at the user's δ, with ``mu``), ``level`` (the budget's ε),
+        ``meets`` (whether the claim meets the level under the family's notion: whole-run (ε, δ)-DP or ε-LDP),
+        ``params`` (every tuned and calibrated value), ``tuning`` (how), ``regret_mean``, ``regret_se``,
+        ``regret_quantiles``, ``runs``, ``tuning_agent_steps``, ``warnings``, ``best_of_family`` (the least
+        regret of its family at its level among the points meeting the family's notion), ``recommended`` (that, for
+        the user's notion).
+      curves: ``{algorithm: {"t": [...], "mean": [[per level]], "se": [[...]]}}``, the regret along the horizon.
+      skipped: ``{algorithm: reason}`` for the algorithms left out (not applicable, or no level met), and
+        ``{"ALGORITHM at epsilon = LEVEL": reason}`` for a level an included algorithm cannot reach.
+      config: the request (instance, levels, δ, horizon, runs, seeds, tuning budget, notion).
+      seconds: ``{"tuning": s, "evaluation": s, "total": s}`` (and ``"audit"`` with ``audit=True``).
+    """
+
+    rows: list
+    curves: dict
+    skipped: dict
+    config: dict
+    seconds: dict
+
+    def recommended(self) -> dict:
+        """``{level: row}``: the recommended point at each level (module docstring), where one meets it."""
+        return {r["level"]: r for r in self.rows if r["recommended"]}
+
+    def uniform_regret(self) -> float:
+        """The regret of uniform play at T, T·mean_a Δ_a: what an algorithm that learns nothing pays."""
+        return float(self.config["uniform_regret"])
+
+    def to_dict(self) -> dict:
+        return {"format": FORMAT, "version": VERSION, "config": self.config, "rows": self.rows,
+                "curves": self.curves, "skipped": self.skipped, "seconds": self.seconds}
+
+    @classmethod
+    def from_dict(cls, saved: Mapping) -> "Frontier":
+        """The inverse of `to_dict` (``curves`` may be absent: a file of rows only). Anything else (another
+        format or version, a JSON of another shape) is a ValueError saying what it is."""
+        if not isinstance(saved, Mapping):
+            raise ValueError(f"not a frontier (a JSON {type(saved).__name__}, not an object with format "
+                             f"{FORMAT!r})")
+        if saved.get("format") != FORMAT or saved.get("version") != VERSION:
+            raise ValueError(f"not a frontier of this version (format {saved.get('format')!r}, version "
+                             f"{saved.get('version')!r}; expected {FORMAT!r}, {VERSION!r})")
+        missing = [k for k in ("rows", "skipped", "config", "seconds") if k not in saved]
+        if missing:
+            raise ValueError(f"not a complete frontier (no {', '.join(missing)})")
+        return cls(list(saved["rows"]), dict(saved.get("curves", {})), dict(saved["skipped"]),
+                   dict(saved["config"]), dict(saved["seconds"]))
+
+    @classmethod
+    def load(cls, path: str) -> "Frontier":
+        """A frontier written by `save` or by `frontier(out=...)` (``OUT/frontier.json``); a file that cannot be
+        read, is not JSON or is not a frontier of this version is a ValueError naming it."""
+        saved = checks.read_json("frontier file", path)
+        try:
+            return cls.from_dict(saved)
+        except ValueError as err:
+            raise ValueError(f"frontier file {path}: {err}") from None
+
+    def save(self, path: str) -> None:
+        """Write `to_dict` as JSON (a temporary file renamed: never half a file)."""
+        checks.writable_file("path", path)
+        write_json(path, self.to_dict())
+
+    def table(self) -> str:
+        """The frontier as text: one block per level, rows by regret; ``*`` the recommended point, ``+`` the best of
+        the other family, ``≈`` points of the same family within two standard errors (of the difference) of those,
+        ``!`` a warning (listed below)."""
+        lines = [f"Privacy-regret frontier: {self.config['env_label']}, T = {self.config['horizon']}, "
+                 f"{self.config['runs']} evaluation runs; recommendation under {TRUST_MODELS[self.config['notion']]}"
+                 + (f", delta = {self.config['delta']:g}" if self.config["notion"] == "central" else "")]
+        for level in self.config["levels"]:
+            rows = sorted((r for r in self.rows if r["level"] == level), key=lambda r: r["regret_mean"])
+            best = {r["family"]: r for r in rows if r["best_of_family"]}
+            lines.append(f"\nepsilon = {level:g}")
+            lines.append(f"   {'algorithm':29s} {'family':7s} {'claim':36s} {'regret at T':>21s}  params")
+            for r in rows:
+                b = best.get(r["family"])
+                mark = ("*" if r["recommended"] else "+" if r["best_of_family"] else
+                        "≈" if b is not None and r["meets"] and _tied(r, b) else " ")
+                shown = ", ".join(f"{k}={_short(v)}" for k, v in _flat(r["params"]).items())
+                warn = "  !" if r["warnings"] else ""
+                audit = ""
+                if "audit" in r:
+                    a = r["audit"]
+                    named = f"audit {a['name']}" if a is not None and a.get("name") else "audit"  # (older files)
+                    audit = ("  [no audit]" if a is None else f"  [{named}: {a['claim_kind']} >= "
+                             f"{a['lower_bound']:.3g}" + (" VIOLATED]" if a["violated"] else "]"))
+                lines.append(f" {mark} {r['algorithm']:29s} {r['family']:7s} {_short_claim(r):36s} "
+                             f"{r['regret_mean']:>11.5g} ± {r['regret_se']:<7.3g}  {shown}{warn}{audit}")
+        if self.skipped:
+            lines.append("\nnot included:")
+            lines += [f"  {name}: {reason}" for name, reason in sorted(self.skipped.items())]
+        warned = [r for r in self.rows if r["warnings"]]
+        if warned:
+            lines.append("\nwarnings (!):")
+            lines += [f"  {r['algorithm']} at epsilon = {r['level']:g}: {w}" for r in warned for w in r["warnings"]]
+        s = self.seconds
+        lines.append(f"\n{s['total']:.0f} s: tuning {s['tuning']:.0f} s, evaluation {s['evaluation']:.0f} s"
+                     + (f", audits {s['audit']:.0f} s" if "audit" in s else ""))
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        best = ", ".join(f"eps={lv:g}: {r['algorithm']}" for lv, r in sorted(self.recommended().items()))
+        return (f"Frontier({len(self.rows)} points, {len({r['algorithm'] for r in self.rows})} algorithms, "
+                f"levels {self.config['levels']}; recommended {best or 'none'})")
+
+
+def _short_claim(row) -> str:
+    """The claim in a few characters: its notion and numbers, and its scope where it is not the family's."""
+    if row["notion"] == "gdp":
+        text = f"μ-GDP μ={row['mu']:.4g} (ε={row['epsilon']:.4g})"
+    elif row["notion"] == "approx-dp":
+        text = f"(ε,δ)-DP ε={row['epsilon']:.4g} δ={row['delta']:.2g}"
+    else:
+        text = f"{'ε-LDP' if row['notion'] == 'ldp' else 'ε-DP'} ε={row['epsilon']:.4g}"
+    return text + (" per round" if row["scope"] == "round" else "")
+
+
+def _tied(row, best) -> bool:
+    return abs(row["regret_mean"] - best["regret_mean"]) <= 2 * math.hypot(row["regret_se"], best["regret_se"])
+
+
+def _flat(params: dict) -> dict:
+    return {f"{side}.{k}" if side == "privatizer" else k: v for side, fields in params.items()
+            for k, v in fields.items()}
+
+
+def _short(v):
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+
+def write_json(path, obj):
+    with open(path + ".tmp", "w") as f:
+        json.dump(obj, f, indent=1)
+    os.replace(path + ".tmp", path)
+
+
+# ------------------------------------------------------------------------------------------------ the driver
