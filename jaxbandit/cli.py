@@ -269,8 +269,8 @@ def _policy_options(args) -> dict:
 
 
 def cmd_privacy(args) -> int:
-    from jaxbandit import checks, engine, policies, privatizers
-    from jaxbandit.types import SimParams
+    from jaxbandit import checks, policies
+    from jaxbandit.audit import components
     if args.list:
         return _list_private()
     if args.horizon is None:
@@ -287,30 +287,18 @@ def cmd_privacy(args) -> int:
                          "not both")
     horizon = checks.positive_int("horizon", args.horizon)
     num_arms = checks.positive_int("arms", args.arms or 2)
-    pol_names, priv_names = policies.private_names(), privatizers.private_names()
     if args.policy is not None:
-        checks.known_name("policy", args.policy, policies.REGISTRY)
-        if args.policy not in pol_names:
-            raise ValueError(f"policy {args.policy!r} states no privacy claim (it is not private); private "
-                             f"policies: {', '.join(pol_names)}")
         options = _policy_options(args)
         if args.tight:
             options.setdefault("accounting", "tight")
-        policy, params = policies.make(args.policy, num_arms, options=options,
-                                       **_key_values(args.policy_param, "--policy-param"))
-        params = engine.bind(policy, SimParams(None, params, None), horizon).policy
-        name, kind, accountant, extra = args.policy, "policy", policy.accountant, {"options": dict(policy.options)}
+        name, kind, given = args.policy, "policy", _key_values(args.policy_param, "--policy-param")
     else:
         if args.policy_option or args.tight:
             raise ValueError("--policy-option and --tight apply to --policy")
-        checks.known_name("privatizer", args.privatizer, privatizers.REGISTRY)
-        if args.privatizer not in priv_names:
-            raise ValueError(f"privatizer {args.privatizer!r} states no privacy claim (no privacy); private "
-                             f"privatizers: {', '.join(priv_names)}")
-        privatizer, params = privatizers.make(args.privatizer, **_key_values(args.privatizer_param,
-                                                                              "--privatizer-param"))
-        name, kind, accountant, extra = args.privatizer, "privatizer", privatizer.accountant, {}
-    claim = accountant.guarantee(params, horizon, num_arms, name)
+        name, kind, given = args.privatizer, "privatizer", _key_values(args.privatizer_param, "--privatizer-param")
+        options = None
+    claim, params = components.claim(kind, name, horizon=horizon, num_arms=num_arms, params=given, options=options)
+    extra = {"options": dict(policies.get(name, num_arms, **options).options)} if kind == "policy" else {}
     at = {"epsilon": args.at_epsilon} if args.at_epsilon is not None else {"delta": args.at_delta or 1e-6}
     record = claim.as_json(**at, kind=kind, params=_plain_params(params), horizon=horizon, num_arms=num_arms, **extra)
     shown = ", ".join(f"{k}={v}" for k, v in {**record["params"], **extra.get("options", {})}.items())
@@ -387,11 +375,9 @@ def _bound_text(value, record) -> str:
 
 
 def _list_private() -> int:
-    from jaxbandit import policies, privatizers
     from jaxbandit.accounting.accountants import NOTIONS, SCOPES
-    # a claim's notion and scope do not depend on the number of arms: any K builds the accountant
-    rows = [(n, "policy", policies.get(n, 2).accountant) for n in policies.private_names()]
-    rows += [(n, "privatizer", privatizers.make(n)[0].accountant) for n in privatizers.private_names()]
+    from jaxbandit.audit import components
+    rows = components.private_components()
     width = max(len(n) for n, _, _ in rows)
     for name, kind, acc in rows:
         print(f"  {name:<{width}}  {kind:<10}  {NOTIONS[acc.notion]:<10} over {SCOPES[acc.scope]}")
@@ -473,18 +459,9 @@ def _audit_line(result) -> str:
 
 
 def audit_table(rows) -> str:
-    """The privacy report: one Markdown row per audit result (`AuditResult.as_json`)."""
+    """The privacy report's table (`jaxbandit.audit.components.audit_table`)."""
     from jaxbandit.audit import components
-    lines = ["| audit | tests the claim of | claim | audited lower bound | exact level | trials per side | reproduce |",
-             "|---|---|---|---|---|---|---|"]
-    for r in rows:
-        sym = "ε" if r["claim_kind"] == "epsilon" else "μ"
-        claim = f"{sym} = {r['claim']:.4g}" + (f", δ = {r['delta']:.3g}" if r.get("delta") else "")
-        exact = "—" if r["exact"] is None else f"{r['exact']:.4g}"
-        of = ", ".join(components.audited_components(r["component"]))
-        lines.append(f"| {r['component']} | {of} | {claim} | {r['lower_bound']:.4g} | {exact} | {r['trials']:,} | "
-                     f"`jaxbandit audit {r['component']}` |")
-    return "\n".join(lines)
+    return components.audit_table(rows)
 
 
 def cmd_reproduce(args) -> int:
@@ -818,62 +795,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _start_devices(requested: int | None, command_line: bool) -> None:
-    """One CPU device per core (or ``--devices N``) before JAX starts, so that sweeps shard over every core. When
-    JAX has already started in this process, its devices stay as they are and ``--devices N`` picks the first N
-    of them (`jaxbandit.sharding.device_mesh` checks the range). ``main(argv)`` called from Python configures
-    JAX only when given ``--devices`` (the caller's process keeps its own settings)."""
+    """One CPU device per core (or ``--devices N``) before JAX starts (`jaxbandit.sharding.start_devices`)."""
     from jaxbandit import sharding
-    if requested is not None and requested < 1:
-        raise ValueError(f"--devices {requested} must be a positive integer")
-    if requested is None and not command_line:
-        return
-    configured = True
-    try:  # never more CPU devices than cores: the rule of Python's devices=N, which takes the devices that exist
-        sharding.use_cpu_devices(requested if requested is not None and requested <= sharding.cores() else None)
-    except sharding.JaxStarted:  # JAX started earlier in this process: its devices stay as they are
-        configured = False
-    if requested is not None:
-        import jax
-        available = jax.devices()
-        if requested > len(available):  # a clear error now rather than after the first simulation
-            raise ValueError(f"--devices {requested} is outside the valid range [1, {len(available)}]: this host has "
-                             f"{len(available)} {available[0].platform} device(s)"
-                             + (" (one per core)" if configured and available[0].platform == "cpu" else ""))
+    sharding.start_devices(requested, configure=command_line or requested is not None, name="--devices")
 
 
 def _start_processes(args) -> bool:
-    """``jaxbandit run`` as one of several processes (`jaxbandit.sharding.initialize`), each with ``--devices``
-    CPU devices (default: one per core); False when no process flag was given."""
-    flags = {"--coordinator": getattr(args, "coordinator", None), "--num-processes": getattr(args, "num_processes", None),
-             "--process-id": getattr(args, "process_id", None)}
-    given = [k for k, v in flags.items() if v is not None]
-    if not given and not getattr(args, "cluster", False):
-        return False
+    """``jaxbandit run`` as one of several processes (`jaxbandit.sharding.start_processes`); False when no
+    process flag was given."""
     from jaxbandit import sharding
-    if getattr(args, "cluster", False):
-        if given:
-            raise ValueError(f"--cluster finds the processes itself: drop {', '.join(given)}")
-    elif len(given) != 3:
-        raise ValueError(f"a multi-process run needs --coordinator, --num-processes and --process-id (got only "
-                         f"{', '.join(given)})")
-    else:
-        n, i = flags["--num-processes"], flags["--process-id"]
-        if n < 1:
-            raise ValueError(f"--num-processes {n} must be at least 1")
-        if not 0 <= i < n:
-            raise ValueError(f"--process-id {i} must be in [0, {n}) for --num-processes {n}")
-    if args.devices is not None and args.devices < 1:
-        raise ValueError(f"--devices {args.devices} must be a positive integer")
-    try:
-        sharding.initialize(flags["--coordinator"], flags["--num-processes"], flags["--process-id"],
-                            cpu_devices=args.devices or sharding.cores())
-    except sharding.JaxStarted as err:
-        raise ValueError("a multi-process run must start JAX itself: run the command in a fresh process") from err
-    except RuntimeError as err:
-        where = ("the processes JAX found on this cluster" if args.cluster else
-                 f"{flags['--coordinator']} as process {flags['--process-id']} of {flags['--num-processes']}")
-        raise ValueError(f"could not join {where}: {err}") from err
-    return True
+    return sharding.start_processes(getattr(args, "coordinator", None), getattr(args, "num_processes", None),
+                                    getattr(args, "process_id", None), cluster=getattr(args, "cluster", False),
+                                    devices=args.devices, names=_PROCESS_FLAGS)
+
+
+_PROCESS_FLAGS = {"coordinator": "--coordinator", "num_processes": "--num-processes", "process_id": "--process-id",
+                  "devices": "--devices", "cluster": "--cluster"}
 
 
 def main(argv=None) -> int:

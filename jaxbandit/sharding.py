@@ -19,7 +19,7 @@ from jaxbandit.engine import RUNS_AXIS
 
 __all__ = ["use_cpu_devices", "choose_devices", "device_mesh", "cores", "spans_processes", "multi_process", "place",
            "to_host", "per_device", "agree", "local_part", "from_local_part", "process_file", "initialize",
-           "JaxStarted"]
+           "JaxStarted", "start_devices", "start_processes"]
 
 
 def cores() -> int:
@@ -239,3 +239,62 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
             raise JaxStarted("jaxbandit.sharding.initialize must run before JAX computes anything (restart the "
                              "process and call it first)") from err
         raise
+
+
+def start_devices(requested: int | None, *, configure: bool = True, name: str = "devices") -> None:
+    """One CPU device per core (or ``requested`` of them) before JAX starts, so that sweeps shard over every core
+    (``configure=False``: configure nothing unless a number is requested, as a caller's process keeps its own
+    settings). When JAX has already started in this process, its devices stay as they are and ``requested`` picks
+    the first of them: more than exist is a clear error now (naming ``name``, the CLI's ``--devices``) rather than
+    after the first simulation."""
+    if requested is not None and requested < 1:
+        raise ValueError(f"{name} {requested} must be a positive integer")
+    if requested is None and not configure:
+        return
+    configured = True
+    try:  # never more CPU devices than cores: the rule of Python's devices=N, which takes the devices that exist
+        use_cpu_devices(requested if requested is not None and requested <= cores() else None)
+    except JaxStarted:  # JAX started earlier in this process: its devices stay as they are
+        configured = False
+    if requested is not None:
+        import jax
+        available = jax.devices()
+        if requested > len(available):
+            raise ValueError(f"{name} {requested} is outside the valid range [1, {len(available)}]: this host has "
+                             f"{len(available)} {available[0].platform} device(s)"
+                             + (" (one per core)" if configured and available[0].platform == "cpu" else ""))
+
+
+def start_processes(coordinator: str | None, num_processes: int | None, process_id: int | None, *,
+                    cluster: bool = False, devices: int | None = None, names: dict | None = None) -> bool:
+    """Join a multi-process run (`initialize`), each process with ``devices`` CPU devices (default: one per core),
+    from the three process settings or ``cluster=True`` (JAX finds them); ``False`` when none is given. Each bad
+    setting is one clear error naming it (``names``: how the caller spells them, e.g. the CLI's flags)."""
+    names = {k: k for k in ("coordinator", "num_processes", "process_id", "devices", "cluster")} | dict(names or {})
+    given = {names[k]: v for k, v in (("coordinator", coordinator), ("num_processes", num_processes),
+                                      ("process_id", process_id)) if v is not None}
+    if not given and not cluster:
+        return False
+    if cluster:
+        if given:
+            raise ValueError(f"{names['cluster']} finds the processes itself: drop {', '.join(given)}")
+    elif len(given) != 3:
+        raise ValueError(f"a multi-process run needs {names['coordinator']}, {names['num_processes']} and "
+                         f"{names['process_id']} (got only {', '.join(given)})")
+    else:
+        if num_processes < 1:
+            raise ValueError(f"{names['num_processes']} {num_processes} must be at least 1")
+        if not 0 <= process_id < num_processes:
+            raise ValueError(f"{names['process_id']} {process_id} must be in [0, {num_processes}) for "
+                             f"{names['num_processes']} {num_processes}")
+    if devices is not None and devices < 1:
+        raise ValueError(f"{names['devices']} {devices} must be a positive integer")
+    try:
+        initialize(coordinator, num_processes, process_id, cpu_devices=devices or cores())
+    except JaxStarted as err:
+        raise ValueError("a multi-process run must start JAX itself: run the command in a fresh process") from err
+    except RuntimeError as err:
+        where = ("the processes JAX found on this cluster" if cluster else
+                 f"{coordinator} as process {process_id} of {num_processes}")
+        raise ValueError(f"could not join {where}: {err}") from err
+    return True

@@ -299,3 +299,21 @@ def test_cli_privacy(tmp_path, capsys):
     assert {"dp-ftpl-beta", "dp-rse", "dp-ucb", "gaussian-thompson", "lazy-ucb", "modified-thompson"} <= set(private)
     assert (f"policy 'ucb1' states no privacy claim (it is not private); private policies: {', '.join(private)}"
             in capsys.readouterr().err)
+
+
+def test_the_claim_of_a_registered_component_in_python():
+    """`jaxbandit.audit.components.claim` is what `jaxbandit privacy` prints, for Python: the claim at the given
+    parameters with the run-decided ones bound to T, and a clear error for what states no claim."""
+    from jaxbandit.audit import components
+    claim, params = components.claim("policy", "modified-thompson", horizon=1000, params={"b": 9, "c": 1.0})
+    assert claim.notion == "gdp" and claim.mu == pytest.approx(10.0, rel=1e-12) and int(params.b) == 9
+    claim, _ = components.claim("privatizer", "linear", horizon=1, params={"epsilon": 0.5})
+    assert claim.notion == "ldp" and claim.epsilon == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="states no privacy claim"):
+        components.claim("policy", "ucb1", horizon=10)
+    with pytest.raises(ValueError, match="kind='env'"):
+        components.claim("env", "bernoulli", horizon=10)
+    with pytest.raises(ValueError, match="apply to a policy"):
+        components.claim("privatizer", "linear", horizon=10, options={"release": "float"})
+    names = [n for n, _, _ in components.private_components()]
+    assert names == policies.private_names() + ["exponential", "linear", "quadratic", "randomized-response"]

@@ -205,3 +205,16 @@ def test_cli_devices_beyond_the_cores_are_refused_in_a_fresh_process():
     assert out.returncode == 2
     assert (f"--devices {sharding.cores() + 1} is outside the valid range [1, {sharding.cores()}]: this host has "
             f"{sharding.cores()} cpu device(s)") in out.stderr
+
+
+def test_process_start_up_is_library_code_with_the_callers_names():
+    """`sharding.start_processes` / `start_devices` (the CLI's start-up, in the library): each bad setting named as
+    the caller spells it, before JAX is touched; no setting: nothing to do."""
+    from jaxbandit import sharding
+    assert sharding.start_processes(None, None, None) is False
+    with pytest.raises(ValueError, match="needs coordinator, num_processes and process_id"):
+        sharding.start_processes("127.0.0.1:1", None, None)
+    with pytest.raises(ValueError, match="--process-id 3 must be in"):
+        sharding.start_processes("127.0.0.1:1", 2, 3, names={"process_id": "--process-id"})
+    with pytest.raises(ValueError, match="devices 0 must be a positive integer"):
+        sharding.start_devices(0)

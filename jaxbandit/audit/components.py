@@ -33,7 +33,7 @@ from jaxbandit.audit.policies import play
 from jaxbandit.registry import AUDITS
 
 __all__ = ["REGISTRY", "BUGS", "BUG_DESCRIPTIONS", "names", "make", "play", "for_component", "audited_components",
-           "markdown_table"]
+           "private_components", "claim", "markdown_table", "audit_table"]
 
 #: What each planted bug (`--bug NAME`) does to the component.
 BUG_DESCRIPTIONS = {
@@ -89,23 +89,71 @@ def audited_components(name: str) -> list[str]:
             if name in e.audits]
 
 
+def private_components() -> list[tuple[str, str, object]]:
+    """Every registered component that states a privacy claim: ``(name, kind, accountant)``, the policies then the
+    privatizers, by name (``jaxbandit privacy --list``). A claim's notion and scope do not depend on the number of
+    arms, so the accountants are those of the components built for any K."""
+    from jaxbandit import policies, privatizers
+    return ([(n, "policy", policies.get(n, 2).accountant) for n in policies.private_names()]
+            + [(n, "privatizer", privatizers.make(n)[0].accountant) for n in privatizers.private_names()])
+
+
+def claim(kind: str, name: str, *, horizon: int, num_arms: int = 2, params: Mapping | None = None,
+          options: Mapping | None = None):
+    """The privacy claim of registered component ``name`` (``kind`` "policy" or "privatizer") with ``params``
+    overriding its defaults, a policy built with ``options`` for ``num_arms`` arms and its run-decided parameters
+    bound to ``horizon`` (the T known to the algorithm): ``(guarantee, params)``, what ``jaxbandit privacy``
+    prints. A clear error for an unknown or non-private component, before anything is built."""
+    from jaxbandit import checks, engine, policies, privatizers
+    from jaxbandit.types import SimParams
+    horizon = checks.positive_int("horizon", horizon)
+    num_arms = checks.positive_int("arms", num_arms)
+    registries = {"policy": policies.REGISTRY, "privatizer": privatizers.REGISTRY}
+    if kind not in registries:
+        raise ValueError(f"kind={kind!r}: must be one of {sorted(registries)}")
+    registry = registries[kind]
+    checks.known_name(kind, name, registry)
+    if not registry.entry(name).private:
+        plural = {"policy": "policies", "privatizer": "privatizers"}[kind]
+        raise ValueError(f"{kind} {name!r} states no privacy claim (it is not private); private {plural}: "
+                         f"{', '.join(registry.private_names())}")
+    if kind == "policy":
+        component, values = policies.make(name, num_arms, options=options, **dict(params or {}))
+        values = engine.bind(component, SimParams(None, values, None), horizon).policy
+    else:
+        if options:
+            raise ValueError(f"options={dict(options)} apply to a policy; privatizer {name!r} has none")
+        component, values = privatizers.make(name, **dict(params or {}))
+    return component.accountant.guarantee(values, horizon, num_arms, name), values
+
+
 def markdown_table() -> str:
     """Every private component, from its registration, as a Markdown table (docs/privacy.md holds it; a test checks
     that it is the registry's): its kind, its claim's notion and scope (its accountant's), the audits that test
     the claim and the bounds that speak about it (`jaxbandit.theory`)."""
     from jaxbandit import policies, privatizers, theory
     from jaxbandit.accounting.accountants import NOTIONS, SCOPES
+    registries = {"policy": policies.REGISTRY, "privatizer": privatizers.REGISTRY}
     lines = ["| component | kind | claim | audits | bounds |", "|---|---|---|---|---|"]
-    built = {"policy": lambda n: policies.get(n, 2),  # a claim's notion and scope do not depend on K
-             "privatizer": lambda n: privatizers.make(n)[0]}
-    for kind, registry in (("policy", policies.REGISTRY), ("privatizer", privatizers.REGISTRY)):
-        for entry in registry.entries():
-            if not entry.private:
-                continue
-            acc = built[kind](entry.name).accountant
-            bounds = [b.name for b in theory.for_policy(entry.name)] if kind == "policy" else []
-            lines.append(f"| {entry.name} | {kind} | {NOTIONS[acc.notion]} over {SCOPES[acc.scope]} | "
-                         f"{', '.join(entry.audits)} | {', '.join(bounds) or '—'} |")
+    for name, kind, acc in private_components():
+        bounds = [b.name for b in theory.for_policy(name)] if kind == "policy" else []
+        lines.append(f"| {name} | {kind} | {NOTIONS[acc.notion]} over {SCOPES[acc.scope]} | "
+                     f"{', '.join(registries[kind].entry(name).audits)} | {', '.join(bounds) or '—'} |")
+    return "\n".join(lines)
+
+
+def audit_table(rows) -> str:
+    """The privacy report's table: one Markdown row per audit result (`jaxbandit.audit.AuditResult.as_json`), with
+    the components whose claim it tests (``jaxbandit audit --all --table``)."""
+    lines = ["| audit | tests the claim of | claim | audited lower bound | exact level | trials per side | reproduce |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        sym = "ε" if r["claim_kind"] == "epsilon" else "μ"
+        claim_text = f"{sym} = {r['claim']:.4g}" + (f", δ = {r['delta']:.3g}" if r.get("delta") else "")
+        exact = "—" if r["exact"] is None else f"{r['exact']:.4g}"
+        of = ", ".join(audited_components(r["component"]))
+        lines.append(f"| {r['component']} | {of} | {claim_text} | {r['lower_bound']:.4g} | {exact} | "
+                     f"{r['trials']:,} | `jaxbandit audit {r['component']}` |")
     return "\n".join(lines)
 
 
