@@ -426,8 +426,8 @@ class Tightest(Profile):
 @dataclasses.dataclass(frozen=True)
 class Split(Profile):
     """Basic composition of two profiles (Dwork & Roth Thm 3.16 at every split): δ(ε) = min over ε₁ + ε₂ = ε of
-    δ_A(ε₁) + δ_B(ε₂), over ε₁ on a grid of [0, ε] that includes min(ε, ε_A(0)) — any split is valid, so the
-    minimum over a grid is too."""
+    δ_A(ε₁) + δ_B(ε₂), over ε₁ on a grid of [0, ε] that includes an (ε_A, δ_A) first part's corner ε_A — any
+    split is valid, so the minimum over a grid is too."""
 
     first: Profile
     second: Profile
@@ -436,8 +436,8 @@ class Split(Profile):
     def delta_at(self, epsilon: float) -> float:
         eps = _eps_arg(epsilon)
         splits = set(np.linspace(0.0, eps, self.grid).tolist())
-        corner = self.first.epsilon_at(0.0) if self.first.delta_at(0.0) == 0 else math.inf
-        splits.add(min(eps, corner))
+        if isinstance(self.first, ApproxDP):  # its corner: δ_A is flat (= δ) from ε_A on
+            splits.add(min(eps, self.first.epsilon))
         return min(1.0, min(self.first.delta_at(e1) + self.second.delta_at(max(eps - e1, 0.0)) for e1 in splits))
 
     def numbers(self) -> str:
