@@ -18,7 +18,8 @@ JRSS-B 2022, Def. 2.1; as in riskcal); the profile of each notion, its conversio
                   f(α) = max(0, 1 − e^ε α, e^−ε (1 − α)).
   (ε, δ)-DP       that of (ε, δ)-DP (same theorem): δ(ε') = δ + (1 − δ)(e^ε − e^ε')₊/(1 + e^ε) for ε' ≥ 0,
                   f(α) = max(0, 1 − δ − e^ε α, e^−ε (1 − δ − α)).
-  ρ-zCDP, RDP     through the RDP conversion of Canonne, Kamath & Steinke 2020 (Prop. 12): valid, not exact.
+  ρ-zCDP, RDP     through the RDP conversion of Canonne, Kamath & Steinke 2020 (Prop. 12),
+                  valid, not exact.
 
 ``epsilon_at(δ)`` is the smallest ε' ≥ 0 with δ(ε') ≤ δ (∞ where none: δ below an (ε, δ) claim's δ, or δ = 0 for
 μ-GDP). A per-round claim (seed 003's one-step DP), a joint one (Shariff & Sheffet 2018, after Kearns, Pai, Roth &
@@ -51,9 +52,9 @@ __all__ = ["NOTIONS", "SCOPES", "Guarantee", "Budget", "Accountant", "pure_dp", 
 #: `jaxbandit.accounting.profiles`, `profiles.NOTION_CLASSES`).
 NOTIONS = {"pure-dp": "ε-DP", "approx-dp": "(ε, δ)-DP", "gdp": "μ-GDP", "ldp": "ε-LDP", "zcdp": "ρ-zCDP",
            "rdp": "RDP"}
-#: The scopes of a claim, which say what it protects: the whole run; each round given the history; the outputs
-#: to every other user (joint DP: user t's data against what all users but t are shown, Shariff & Sheffet 2018,
-#: Kearns et al. 2014; not DP of the action sequence, whose action at t is t's own); or each user's report.
+#: What a claim protects (its scope), with how it is written. The whole run; each round given the history; the
+#: outputs to every other user (joint DP, user t's data against what all users but t are shown, Shariff & Sheffet
+#: 2018 after Kearns et al. 2014; not DP of the action sequence, whose action at t is t's own); each user's report.
 SCOPES = {"run": "the whole run", "round": "each round, given the history",
           "joint": "the outputs to all other users (joint DP)", "report": "each user's report"}
 _NORMAL = NormalDist()

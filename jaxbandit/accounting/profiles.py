@@ -6,57 +6,57 @@ the f-DP trade-off curve (``tradeoff``; Dong, Roth & Su, "Gaussian Differential 
 Prop. 2.12: (ε, δ(ε))-DP for every ε is f-DP with f = sup_ε f_{ε, δ(ε)}). Each is exact for its notion where the
 notion determines it, else the best conversion we can cite (the class says which).
 
-  PureDP(ε)        the privacy region of ε-DP (Kairouz, Oh & Viswanath, "The Composition Theorem for Differential
-                   Privacy", ICML 2015 / IEEE TIT 2017, Thm 2.1 — "KOV"; randomized response attains it):
-                   δ(ε') = (e^ε − e^ε')₊/(1 + e^ε); exact.
-  LDP(ε)           the same region, for one user's report (local DP: the neighbours are two values of one report).
-  ApproxDP(ε, δ)   that of (ε, δ)-DP (KOV Thm 2.1): δ(ε') = δ + (1 − δ)(e^ε − e^ε')₊/(1 + e^ε); exact.
-  GDP(μ)           δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (DRS Cor. 2.13; `jaxbandit.accounting.gdp`, float64);
-                   exact.
-  ZCDP(ρ)          Rényi divergences D_α ≤ αρ for every α > 1 (Bun & Steinke, "Concentrated Differential Privacy",
-                   TCC 2016, Def. 1.1). δ(ε) = inf_α of the RDP conversion below with r = αρ (Canonne, Kamath &
-                   Steinke, "The Discrete Gaussian for Differential Privacy", NeurIPS 2020, Prop. 12 in arXiv
-                   2004.00010v4 — "CKS"), minimised numerically over α (every α gives a valid bound, so an
-                   inexact minimum stays valid). Not exact: zCDP does not determine the profile.
-  RDP(α_i, r_i)    (α_i, r_i)-Rényi DP at finitely many orders (Mironov, "Rényi Differential Privacy", CSF 2017,
-                   Def. 4); δ(ε) = min_i exp((α − 1)(r − ε + log(1 − 1/α)) − log α) (CKS Prop. 12, as in Google's
-                   dp-accounting), ε(δ) = min_i r + log(1 − 1/α) − (log δ + log α)/(α − 1); both ≤ Mironov's
-                   Prop. 3 (exp((α − 1)(r − ε)), r + log(1/δ)/(α − 1)).
-  Wishart(d, k)    one release of a d×d second-moment matrix plus W_d(L²·I, k) noise, rows of norm ≤ L: (ε, δ)-DP
-                   for every δ with k = d + 28 ln(4/δ)/ε², i.e. ε(δ) = sqrt(28 ln(4/δ)/(k − d)) (Sheffet,
-                   "Private Approximations of the 2nd-Moment Matrix Using Existing Techniques in Linear
-                   Regression", arXiv 1507.00056, 2015, Thm 4.1, as used by Shariff & Sheffet, "Differentially
-                   Private Contextual Linear Bandits", NeurIPS 2018, §4 and their code's k = d + ⌊28 ln(4/δ)/ε²⌋).
+- PureDP(ε): the privacy region of ε-DP (Kairouz, Oh & Viswanath, "The Composition Theorem for Differential
+  Privacy", ICML 2015 / IEEE TIT 2017, Thm 2.1 — "KOV"; randomized response attains it):
+  δ(ε') = (e^ε − e^ε')₊/(1 + e^ε); exact.
+- LDP(ε): the same region, for one user's report (local DP: the neighbours are two values of one report).
+- ApproxDP(ε, δ): that of (ε, δ)-DP (KOV Thm 2.1): δ(ε') = δ + (1 − δ)(e^ε − e^ε')₊/(1 + e^ε); exact.
+- GDP(μ): δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (DRS Cor. 2.13; `jaxbandit.accounting.gdp`, float64);
+  exact.
+- ZCDP(ρ): Rényi divergences D_α ≤ αρ for every α > 1 (Bun & Steinke, "Concentrated Differential Privacy",
+  TCC 2016, Def. 1.1). δ(ε) = inf_α of the RDP conversion below with r = αρ (Canonne, Kamath &
+  Steinke, "The Discrete Gaussian for Differential Privacy", NeurIPS 2020, Prop. 12 in arXiv
+  2004.00010v4 — "CKS"), minimised numerically over α (every α gives a valid bound, so an
+  inexact minimum stays valid). Not exact: zCDP does not determine the profile.
+- RDP(α_i, r_i): (α_i, r_i)-Rényi DP at finitely many orders (Mironov, "Rényi Differential Privacy", CSF 2017,
+  Def. 4); δ(ε) = min_i exp((α − 1)(r − ε + log(1 − 1/α)) − log α) (CKS Prop. 12, as in Google's
+  dp-accounting), ε(δ) = min_i r + log(1 − 1/α) − (log δ + log α)/(α − 1); both ≤ Mironov's
+  Prop. 3 (exp((α − 1)(r − ε)), r + log(1/δ)/(α − 1)).
+- Wishart(d, k): one release of a d×d second-moment matrix plus W_d(L²·I, k) noise, rows of norm ≤ L: (ε, δ)-DP
+  for every δ with k = d + 28 ln(4/δ)/ε², i.e. ε(δ) = sqrt(28 ln(4/δ)/(k − d)) (Sheffet,
+  "Private Approximations of the 2nd-Moment Matrix Using Existing Techniques in Linear
+  Regression", arXiv 1507.00056, 2015, Thm 4.1, as used by Shariff & Sheffet, "Differentially
+  Private Contextual Linear Bandits", NeurIPS 2018, §4 and their code's k = d + ⌊28 ln(4/δ)/ε²⌋).
 
 Conversions (functions; each raises where no valid conversion exists):
 
-  to_gdp      ε-DP ⇒ μ-GDP with μ = 2Φ⁻¹(e^ε/(1 + e^ε)) (`pure_to_mu`: the smallest such μ; DRS Prop. 2.5 gives
-              ε-DP = f_{ε,0}-DP, and G_μ ≤ f_{ε,0} iff G_μ crosses the diagonal below f_{ε,0}'s corner
-              1/(1 + e^ε)). (ε, δ > 0), zCDP and RDP imply no μ-GDP.
-  to_zcdp     μ-GDP ⇒ (μ²/2)-zCDP (μ-GDP is a post-processing of N(0, 1) vs N(μ, 1), DRS Thm 2.10 (Blackwell), and
-              Rényi divergence obeys data processing; D_α(N(0,1)‖N(μ,1)) = αμ²/2, Mironov Prop. 7);
-              ε-DP ⇒ (ε²/2)-zCDP (Bun & Steinke 2016, Prop. 3.3).
-  to_rdp      μ-GDP: αμ²/2; ρ-zCDP: αρ; ε-DP (and ε-LDP): the Rényi divergence of randomized response,
-              log(p^α q^{1−α} + q^α p^{1−α})/(α − 1), p = e^ε/(1 + e^ε), q = 1 − p (Mironov Prop. 5 / Table II),
-              exact for ε-DP since every ε-DP pair is a post-processing of randomized response's (KOV Thm 2.1 with
-              Blackwell's theorem) and Rényi divergence obeys data processing.
-  to_approx   (ε(δ), δ) at a given δ, from the profile.
+- to_gdp: ε-DP ⇒ μ-GDP with μ = 2Φ⁻¹(e^ε/(1 + e^ε)) (`pure_to_mu`: the smallest such μ; DRS Prop. 2.5 gives
+  ε-DP = f_{ε,0}-DP, and G_μ ≤ f_{ε,0} iff G_μ crosses the diagonal below f_{ε,0}'s corner
+  1/(1 + e^ε)). (ε, δ > 0), zCDP and RDP imply no μ-GDP.
+- to_zcdp: μ-GDP ⇒ (μ²/2)-zCDP (μ-GDP is a post-processing of N(0, 1) vs N(μ, 1), DRS Thm 2.10 (Blackwell), and
+  Rényi divergence obeys data processing; D_α(N(0,1)‖N(μ,1)) = αμ²/2, Mironov Prop. 7);
+  ε-DP ⇒ (ε²/2)-zCDP (Bun & Steinke 2016, Prop. 3.3).
+- to_rdp: μ-GDP: αμ²/2; ρ-zCDP: αρ; ε-DP (and ε-LDP): the Rényi divergence of randomized response,
+  log(p^α q^{1−α} + q^α p^{1−α})/(α − 1), p = e^ε/(1 + e^ε), q = 1 − p (Mironov Prop. 5 / Table II),
+  exact for ε-DP since every ε-DP pair is a post-processing of randomized response's (KOV Thm 2.1 with
+  Blackwell's theorem) and Rényi divergence obeys data processing.
+- to_approx: (ε(δ), δ) at a given δ, from the profile.
 
 Composition (`compose`, adaptive, of mechanisms run on the same data):
 
-  same notion  ε-DP: Σε (basic composition, Dwork & Roth, "The Algorithmic Foundations of DP", 2014, Thm 3.16;
-               the smallest pure ε of the composition); ε-LDP: Σε for one user's reports; (ε, δ): (Σε, Σδ)
-               (same theorem); μ-GDP: sqrt(Σμ²) (DRS Cor. 3.3, exact); zCDP: Σρ (Bun & Steinke Lemma 1.7); RDP:
-               Σr per order (Mironov Prop. 1), on the orders common to all parts.
-  advanced     ``advanced=δ'`` for ε-DP and (ε, δ)-DP parts: (Σ ε_k tanh(ε_k/2) + sqrt(2 ln(1/δ') Σ ε_k²),
-               δ' + Σ δ_k) (KOV Thm 3.5, heterogeneous; `composition.advanced_composition`, which also keeps
-               Σε where that is smaller).
-  mixed        without (ε, δ) parts: the tightest of the valid routes, pointwise (`Tightest`: a minimum of valid
-               profiles is valid) — every part to RDP (always), to zCDP (when every part converts: ε-DP, μ-GDP,
-               zCDP), to μ-GDP (when every part is ε-DP or μ-GDP). With (ε, δ) parts: those by basic
-               composition, the rest by the rule above, and the two by basic composition of profiles
-               (`Split`: δ(ε) = min over ε₁ + ε₂ = ε of δ_A(ε₁) + δ_R(ε₂)). ε-LDP composes with ε-LDP only
-               (it protects a report, not the run).
+- same notion: ε-DP: Σε (basic composition, Dwork & Roth, "The Algorithmic Foundations of DP", 2014, Thm 3.16;
+  the smallest pure ε of the composition); ε-LDP: Σε for one user's reports; (ε, δ): (Σε, Σδ)
+  (same theorem); μ-GDP: sqrt(Σμ²) (DRS Cor. 3.3, exact); zCDP: Σρ (Bun & Steinke Lemma 1.7); RDP:
+  Σr per order (Mironov Prop. 1), on the orders common to all parts.
+- advanced: ``advanced=δ'`` for ε-DP and (ε, δ)-DP parts: (Σ ε_k tanh(ε_k/2) + sqrt(2 ln(1/δ') Σ ε_k²),
+  δ' + Σ δ_k) (KOV Thm 3.5, heterogeneous; `composition.advanced_composition`, which also keeps
+  Σε where that is smaller).
+- mixed: without (ε, δ) parts: the tightest of the valid routes, pointwise (`Tightest`: a minimum of valid
+  profiles is valid) — every part to RDP (always), to zCDP (when every part converts: ε-DP, μ-GDP,
+  zCDP), to μ-GDP (when every part is ε-DP or μ-GDP). With (ε, δ) parts: those by basic
+  composition, the rest by the rule above, and the two by basic composition of profiles
+  (`Split`: δ(ε) = min over ε₁ + ε₂ = ε of δ_A(ε₁) + δ_R(ε₂)). ε-LDP composes with ε-LDP only
+  (it protects a report, not the run).
 
 `optimal_pure_composition` is the exact profile of composing ε_k-DP mechanisms (KOV Thm 3.3 for equal ε_k; Murtagh
 & Vadhan, "The Complexity of Computing the Optimal Composition of Differential Privacy", TCC 2016, Thm 1.5 for

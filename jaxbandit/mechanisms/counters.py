@@ -54,6 +54,12 @@ per counter from the caller (its only randomness, so policies draw noise in bloc
 ``discrete`` field says) or a plain standard Laplace array (the float release); ε = ∞ switches the noise off and
 the counter is exact; ``sensitivity`` Δ_t scales the noise of the nodes created by that insertion (1 for items
 in [0, 1], B for [0, B], 2B for [−B, B]; it may grow with t but must not decrease, or the bound above fails).
+
+Releases: ``insert(..., release=...)`` takes how a node is noised (`jaxbandit.mechanisms.releases`): the Laplace
+release above by default (the same program as without it), or discrete Laplace, Gaussian, symmetric Gaussian
+matrices or Wishart; the noise argument is then that release's draw (``release.draw``), and ε its budget (μ for the
+Gaussian ones). A counter of shape (d, d) sums d×d matrices, one counter per entry. `tree_profile` and
+`hybrid_profile` compose the claim of the whole released sequence from the release's profile of one node.
 """
 from __future__ import annotations
 
@@ -252,9 +258,9 @@ def tree_insert(state: TreeState, x, laplace, epsilon, mask=True, sensitivity=1.
     """Insert item ``x`` where ``mask`` holds (Tao et al. 2022, Algorithm 2). ``laplace``: one standard draw of
     the release's noise per counter, the noise of the node this insertion creates, of scale b = Δ·D/ε (ε′ = ε/D
     per node; Δ·``release.spread(D)``/ε for another ``release``, `jaxbandit.mechanisms.releases`: σ = Δ√D/μ for a
-    Gaussian one); ε = ∞ gives the exact counter. ``sensitivity`` Δ: the most this item can change (non-decreasing over the
-    stream; 2B_n for seed 004's items in [−B_n, B_n]). ``depth`` D (traceable): the number of levels by default
-    (ε-DP); see `tree_depth` for a horizon's. Insertions past the capacity 2^L − 1 are ignored (n stays there)."""
+    Gaussian one); ε = ∞ gives the exact counter. ``sensitivity`` Δ: the most this item can change
+    (non-decreasing over the stream; 2B_n for seed 004's items in [−B_n, B_n]). ``depth`` D (traceable): the number
+    of levels by default (ε-DP); see `tree_depth` for a horizon's. Insertions past the capacity 2^L − 1 are ignored (n stays there)."""
     dtype = state.alpha.dtype
     num_levels = state.alpha.shape[-1]
     x = jnp.asarray(x, dtype)

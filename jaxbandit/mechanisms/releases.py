@@ -4,28 +4,28 @@ how a budget spread over several nodes sets each node's scale, and the profile
 (`jaxbandit.accounting.profiles`) of one node released at ``scale`` for an item of sensitivity Δ, so that a
 counter's accountant is composed from its release's (`counters.tree_profile`, `counters.hybrid_profile`).
 
-  LaplaceRelease          x + b·Lap(1), the default of every counter: either noise a caller passes, the
-                          floating-point-safe discrete release or the float draw (`jaxbandit.mechanisms.laplace`:
-                          its `Noise` says which). One node is (Δ/b)-DP (Dwork, McSherry, Nissim & Smith 2006;
-                          the discrete release on its grid, Ghosh, Roughgarden & Sundararajan 2009, at the same
-                          level). Spreading ε over n nodes: b = Δ·n/ε (basic composition: Σ Δ/b = ε).
-  DiscreteLaplaceRelease  the same, drawing (and requiring) the discrete release's words.
-  GaussianRelease         x + σ·N(0, 1) (tail-safe draws by default, `jaxbandit.mechanisms.normal`). One node is
-                          (Δ/σ)-GDP (Dong, Roth & Su, JRSS-B 2022, Thm 2.7, Δ the ℓ2 sensitivity); spreading μ
-                          over n nodes: σ = Δ·√n/μ (GDP composition, Cor. 3.3: sqrt(n (μ/√n)²) = μ).
-  GaussianMatrixRelease   X + σ·N for symmetric d×d X, N symmetric with i.i.d. N(0, 1) entries on and above the
-                          diagonal (Shariff & Sheffet, NeurIPS 2018, §4's Gaussian alternative to the Wishart
-                          noise). A symmetric change E moves the upper triangle by at most ‖E‖_F in ℓ2
-                          (Σ_{i≤j} E_ij² ≤ Σ_{i,j} E_ij²), so with Δ a Frobenius-norm bound (‖x xᵀ‖_F = ‖x‖² for a
-                          Gram matrix's item) one node is (Δ/σ)-GDP, and spreads as the Gaussian. Shariff &
-                          Sheffet's shift of the released sum by a multiple of I, to keep it positive definite,
-                          is post-processing of the release: it costs no privacy and is the caller's.
-  WishartRelease          X + s·W, W ~ W_d(I, k) = Σ_{j≤k} g_j g_jᵀ, g_j ~ N(0, I_d) (integer k > d): Sheffet's
-                          Wishart mechanism (`profiles.Wishart`: for every δ, (sqrt(28 ln(4/δ)/(k − d)), δ)-DP
-                          when s is at least Δ, the bound on ‖x‖² of an item x xᵀ). Its level is set by k, not by
-                          its scale: spreading leaves the scale alone (n nodes compose by basic composition,
-                          `profiles.SelfComposed`), and the counter's budget argument is Δ/s ≤ 1 (1: s = Δ, the
-                          theorem's noise).
+- LaplaceRelease: x + b·Lap(1), the default of every counter: either noise a caller passes, the
+  floating-point-safe discrete release or the float draw (`jaxbandit.mechanisms.laplace`:
+  its `Noise` says which). One node is (Δ/b)-DP (Dwork, McSherry, Nissim & Smith 2006;
+  the discrete release on its grid, Ghosh, Roughgarden & Sundararajan 2009, at the same
+  level). Spreading ε over n nodes: b = Δ·n/ε (basic composition: Σ Δ/b = ε).
+- DiscreteLaplaceRelease: the same, drawing (and requiring) the discrete release's words.
+- GaussianRelease: x + σ·N(0, 1) (tail-safe draws by default, `jaxbandit.mechanisms.normal`). One node is
+  (Δ/σ)-GDP (Dong, Roth & Su, JRSS-B 2022, Thm 2.7, Δ the ℓ2 sensitivity); spreading μ
+  over n nodes: σ = Δ·√n/μ (GDP composition, Cor. 3.3: sqrt(n (μ/√n)²) = μ).
+- GaussianMatrixRelease: X + σ·N for symmetric d×d X, N symmetric with i.i.d. N(0, 1) entries on and above the
+  diagonal (Shariff & Sheffet, NeurIPS 2018, §4's Gaussian alternative to the Wishart
+  noise). A symmetric change E moves the upper triangle by at most ‖E‖_F in ℓ2
+  (Σ_{i≤j} E_ij² ≤ Σ_{i,j} E_ij²), so with Δ a Frobenius-norm bound (‖x xᵀ‖_F = ‖x‖² for a
+  Gram matrix's item) one node is (Δ/σ)-GDP, and spreads as the Gaussian. Shariff &
+  Sheffet's shift of the released sum by a multiple of I, to keep it positive definite,
+  is post-processing of the release: it costs no privacy and is the caller's.
+- WishartRelease: X + s·W, W ~ W_d(I, k) = Σ_{j≤k} g_j g_jᵀ, g_j ~ N(0, I_d) (integer k > d): Sheffet's
+  Wishart mechanism (`profiles.Wishart`: for every δ, (sqrt(28 ln(4/δ)/(k − d)), δ)-DP
+  when s is at least Δ, the bound on ‖x‖² of an item x xᵀ). Its level is set by k, not by
+  its scale: spreading leaves the scale alone (n nodes compose by basic composition,
+  `profiles.SelfComposed`), and the counter's budget argument is Δ/s ≤ 1 (1: s = Δ, the
+  theorem's noise).
 
 Protocol (frozen dataclasses, static under ``jit``): ``spread(parts)`` — the factor a budget spread evenly over
 ``parts`` nodes puts on each node's scale (the counters compute the scale Δ·spread(parts)/budget); ``standard(noise)``
@@ -50,7 +50,7 @@ from jaxbandit.accounting import profiles
 from jaxbandit.mechanisms import laplace as laplace_noise
 from jaxbandit.mechanisms import normal as normal_noise
 
-__all__ = ["LaplaceRelease", "DiscreteLaplaceRelease", "GaussianRelease", "GaussianMatrixRelease",
+__all__ = ["LaplaceRelease", "DiscreteLaplaceRelease", "GaussianRule", "GaussianRelease", "GaussianMatrixRelease",
            "WishartRelease", "LAPLACE", "symmetric_normal", "wishart"]
 
 
@@ -109,7 +109,7 @@ def _sqrt(parts):
     return np.sqrt(parts) if isinstance(parts, (np.ndarray, np.generic)) else jnp.sqrt(parts)
 
 
-class _Gaussian:
+class GaussianRule:
     """The rule of the Gaussian releases: one node at scale σ is (Δ/σ)-GDP; n nodes compose to sqrt(Σ (Δ/σ_v)²)."""
 
     def spread(self, parts):
@@ -130,7 +130,7 @@ class _Gaussian:
 
 
 @dataclasses.dataclass(frozen=True)
-class GaussianRelease(_Gaussian):
+class GaussianRelease(GaussianRule):
     """x + σ·N(0, 1); one node (Δ/σ)-GDP. ``normal``: the N(0, 1) draw, `normal.RELEASES` ("tail-safe", the
     default, or "float")."""
 
@@ -154,7 +154,7 @@ def symmetric_normal(key, shape, dim: int, normal: str = "tail-safe", dtype=None
 
 
 @dataclasses.dataclass(frozen=True)
-class GaussianMatrixRelease(_Gaussian):
+class GaussianMatrixRelease(GaussianRule):
     """X + σ·N, N a symmetric d×d matrix with i.i.d. N(0, 1) entries on and above the diagonal
     (`symmetric_normal`); one node (Δ_F/σ)-GDP for a Frobenius-norm sensitivity Δ_F (module docstring)."""
 
