@@ -76,7 +76,7 @@ from jaxbandit import checks
 
 __all__ = ["Profile", "PureDP", "LDP", "ApproxDP", "GDP", "ZCDP", "RDP", "Wishart", "Tightest", "Split",
            "SelfComposed", "PureComposition", "DEFAULT_ORDERS", "pure_to_mu", "to_gdp", "to_zcdp", "to_rdp",
-           "to_approx", "implies_gdp", "compose", "optimal_pure_composition", "of"]
+           "to_approx", "implies_gdp", "compose", "optimal_pure_composition", "of", "NOTION_CLASSES"]
 
 _NORMAL = NormalDist()
 #: The Rényi orders the RDP route of a mixed composition uses when no part fixes them (dp-accounting's default
