@@ -12,7 +12,8 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 LAYERS = [
     {"checks", "version", "compilation_cache"},
     {"types", "registry", "random"},
-    {"mechanisms", "accounting"},
+    {"accounting"},
+    {"mechanisms"},     # a counter's release states its node's profile through the calculus
     {"envs", "privatizers", "policies"},
     {"engine"},
     {"epochs"},

@@ -2,13 +2,14 @@
 
 Every private policy and privatizer carries one `Accountant` (``Policy.accountant``, ``Privatizer.accountant``).
 For a configuration — its params, the horizon T and the number of arms K — it states a `Guarantee`: the notion
-(ε-DP, (ε, δ)-DP, μ-GDP or ε-LDP), the scope (the whole run, each round given the history, or each user's report),
-its numbers, what neighbouring inputs it protects and the result that proves it. `jaxbandit privacy`, `tune`,
-`audit` and the privacy report (docs/privacy.md) read it.
+(ε-DP, (ε, δ)-DP, μ-GDP, ρ-zCDP, RDP or ε-LDP), the scope (the whole run, each round given the history, the
+outputs to every other user — joint DP — or each user's report), its numbers, what neighbouring inputs it protects
+and the result that proves it. `jaxbandit privacy`, `tune`, `audit` and the privacy report (docs/privacy.md) read
+it.
 
-A guarantee is a privacy profile, as OpenDP's ``epsilon(delta)`` / ``delta(epsilon)``, with the f-DP trade-off
-curve beside it (Dong, Roth & Su, "Gaussian Differential Privacy", JRSS-B 2022, Def. 2.1; as in riskcal): each
-exact for its notion.
+A guarantee is a privacy profile (`jaxbandit.accounting.profiles`), as OpenDP's ``epsilon(delta)`` /
+``delta(epsilon)``, with the f-DP trade-off curve beside it (Dong, Roth & Su, "Gaussian Differential Privacy",
+JRSS-B 2022, Def. 2.1; as in riskcal); the profile of each notion, its conversions and composition are there:
 
   μ-GDP           δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (DRS Cor. 2.13; `jaxbandit.accounting.gdp`, in float64),
                   f(α) = Φ(Φ⁻¹(1 − α) − μ).
@@ -17,10 +18,14 @@ exact for its notion.
                   f(α) = max(0, 1 − e^ε α, e^−ε (1 − α)).
   (ε, δ)-DP       that of (ε, δ)-DP (same theorem): δ(ε') = δ + (1 − δ)(e^ε − e^ε')₊/(1 + e^ε) for ε' ≥ 0,
                   f(α) = max(0, 1 − δ − e^ε α, e^−ε (1 − δ − α)).
+  ρ-zCDP, RDP     through the RDP conversion of Canonne, Kamath & Steinke 2020 (Prop. 12),
+                  valid, not exact.
 
 ``epsilon_at(δ)`` is the smallest ε' ≥ 0 with δ(ε') ≤ δ (∞ where none: δ below an (ε, δ) claim's δ, or δ = 0 for
-μ-GDP). A per-round claim (seed 003's one-step DP) or a per-report one (local DP) keeps its scope: its numbers are
-not whole-run protection and are never shown as such.
+μ-GDP). A per-round claim (seed 003's one-step DP), a joint one (Shariff & Sheffet 2018, after Kearns, Pai, Roth &
+Ullman 2014: the outputs to every user but t protect t's data; the action shown to t itself depends on it, so a
+joint claim is no DP claim about the action sequence) or a per-report one (local DP) keeps its scope: its numbers
+are not whole-run protection and are never shown as such.
 
 Calibration: where a component has a privacy-calibrated parameter (``calibrated``), `Accountant.calibrate` returns
 the params on the budget's boundary — the parameter value at which the guarantee meets a budget (ε, δ), ε or μ
@@ -38,23 +43,21 @@ from typing import Any, Callable
 import numpy as np
 
 from jaxbandit import checks
+from jaxbandit.accounting import profiles
+from jaxbandit.accounting.profiles import pure_to_mu
 
 __all__ = ["NOTIONS", "SCOPES", "Guarantee", "Budget", "Accountant", "pure_dp", "epsilon_of", "epsilon_delta_of"]
 
-#: The privacy notions a claim can state, with how they are written.
-NOTIONS = {"pure-dp": "ε-DP", "approx-dp": "(ε, δ)-DP", "gdp": "μ-GDP", "ldp": "ε-LDP"}
-#: The scopes of a claim, which say what it protects (the whole run, each round given the history, or each
-#: user's report).
-SCOPES = {"run": "the whole run", "round": "each round, given the history", "report": "each user's report"}
+#: The privacy notions a claim can state, with how they are written (each a class of
+#: `jaxbandit.accounting.profiles`, `profiles.NOTION_CLASSES`).
+NOTIONS = {"pure-dp": "ε-DP", "approx-dp": "(ε, δ)-DP", "gdp": "μ-GDP", "ldp": "ε-LDP", "zcdp": "ρ-zCDP",
+           "rdp": "RDP"}
+#: What a claim protects (its scope), with how it is written. The whole run; each round given the history; the
+#: outputs to every other user (joint DP, user t's data against what all users but t are shown, Shariff & Sheffet
+#: 2018 after Kearns et al. 2014; not DP of the action sequence, whose action at t is t's own); each user's report.
+SCOPES = {"run": "the whole run", "round": "each round, given the history",
+          "joint": "the outputs to all other users (joint DP)", "report": "each user's report"}
 _NORMAL = NormalDist()
-
-
-def _gdp(name: str, *args) -> float:
-    """A GDP conversion of `jaxbandit.accounting.gdp` (``delta`` or ``epsilon``) in float64: δ down to 1e-300."""
-    import jax
-    from jaxbandit.accounting import gdp
-    with jax.enable_x64(True):
-        return float(getattr(gdp, name)(*args))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,14 +65,16 @@ class Guarantee:
     """A privacy claim as a privacy profile (module docstring).
 
     Attributes:
-      notion: a key of `NOTIONS` ("pure-dp", "approx-dp", "gdp", "ldp").
-      scope: a key of `SCOPES` ("run", "round", "report").
-      epsilon, delta: the stated (ε, δ) (δ = 0 for ε-DP and ε-LDP; ``None`` for μ-GDP, whose (ε, δ) is
-        `epsilon_at`).
+      notion: a key of `NOTIONS` ("pure-dp", "approx-dp", "gdp", "ldp", "zcdp", "rdp").
+      scope: a key of `SCOPES` ("run", "round", "joint", "report").
+      epsilon, delta: the stated (ε, δ) (δ = 0 for ε-DP and ε-LDP; ``None`` for μ-GDP, zCDP and RDP, whose
+        (ε, δ) is `epsilon_at`).
       mu: the μ of a μ-GDP claim, else ``None``.
       protects: the neighbouring inputs, in words (e.g. "one reward changed").
       source: the result that proves it, with the paper.
       component: the registry name of the component it is about (for reports).
+      profile: the claim as a `jaxbandit.accounting.profiles.Profile`, which every conversion goes through;
+        built from the numbers above for ε-DP, (ε, δ)-DP, μ-GDP and ε-LDP, given for zCDP and RDP.
     """
 
     notion: str
@@ -80,65 +85,37 @@ class Guarantee:
     protects: str
     source: str
     component: str = ""
+    profile: profiles.Profile | None = dataclasses.field(default=None, compare=False)
 
     def __post_init__(self):
         checks.known_name("privacy notion", self.notion, NOTIONS)
         checks.known_name("privacy scope", self.scope, SCOPES)
+        if self.profile is None:
+            if self.notion in ("zcdp", "rdp"):
+                raise ValueError(f"a {NOTIONS[self.notion]} guarantee needs its profile")
+            level = {"mu": self.mu, "epsilon": self.epsilon, "delta": self.delta or 0.0}  # `of` reads its own
+            object.__setattr__(self, "profile", profiles.of(self.notion, level))
 
     # -------------------------------------------------------------------------------------------- the profile
     def delta_at(self, epsilon: float) -> float:
         """δ(ε): the smallest δ with (ε, δ)-DP implied by this claim (module docstring), ε ≥ 0."""
-        eps = float(checks.in_range("epsilon", epsilon, 0.0))
-        if self.notion == "gdp":
-            if self.mu == 0 or math.isinf(self.mu):
-                return 0.0 if self.mu == 0 else 1.0
-            return _gdp("delta", eps, self.mu)
-        e0, d0 = self.epsilon, self.delta or 0.0
-        # (e^ε0 − e^ε)₊/(1 + e^ε0) written without overflow: (1 − e^(ε − ε0))₊/(1 + e^−ε0)
-        part = -math.expm1(eps - e0) / (1 + math.exp(-e0)) if eps < e0 else 0.0
-        return d0 + (1 - d0) * part
+        return self.profile.delta_at(epsilon)
 
     def epsilon_at(self, delta: float) -> float:
         """ε(δ): the smallest ε ≥ 0 with (ε, δ)-DP implied by this claim; ∞ where none (module docstring)."""
-        d = float(checks.in_range("delta", delta, 0.0, 1.0))
-        if self.notion == "gdp":
-            if self.mu == 0 or d >= 1:
-                return 0.0
-            if d == 0 or math.isinf(self.mu):
-                return math.inf
-            return _gdp("epsilon", d, self.mu)
-        e0, d0 = self.epsilon, self.delta or 0.0
-        if d < d0:
-            return math.inf
-        if d >= 1:
-            return 0.0
-        if math.isinf(e0):
-            return math.inf
-        # δ(ε) = δ: e^ε = e^ε0 − (δ − δ0)(1 + e^ε0)/(1 − δ0) = e^ε0 (1 − q), q = (δ − δ0)(1 + e^−ε0)/(1 − δ0)
-        q = (d - d0) * (1 + math.exp(-e0)) / (1 - d0)
-        return max(0.0, e0 + math.log1p(-q)) if q < 1 else 0.0
+        return self.profile.epsilon_at(delta)
 
     def tradeoff(self, alpha) -> np.ndarray:
         """The f-DP trade-off curve f(α): the least type-II error of any test of the two neighbours at type-I
         error α (module docstring)."""
-        alpha = np.asarray(alpha, np.float64)
-        if self.notion == "gdp":
-            inner = [_NORMAL.inv_cdf(min(max(1 - a, 1e-300), 1 - 1e-16)) for a in alpha.ravel()]
-            return np.asarray([_NORMAL.cdf(v - self.mu) for v in inner]).reshape(alpha.shape)
-        e0, d0 = self.epsilon, self.delta or 0.0
-        big = math.exp(min(e0, 700.0))
-        return np.maximum.reduce([np.zeros_like(alpha), 1 - d0 - big * alpha, (1 - d0 - alpha) / big])
+        return self.profile.tradeoff(alpha)
 
     def meets(self, budget: "Budget") -> bool:
         """Whether this claim implies the budget under the budget's notion: (ε, δ) via the profile (δ(ε_B) ≤ δ_B);
-        μ for a μ-GDP claim (μ ≤ μ_B) or a pure one through its tight GDP level 2Φ⁻¹(e^ε/(1 + e^ε)) (DRS Prop. 2.6
-        region; an (ε, δ) claim with δ > 0 is no μ-GDP claim)."""
+        μ through the claim's smallest μ-GDP (`profiles.to_gdp`: μ itself, or a pure ε's tight level
+        2Φ⁻¹(e^ε/(1 + e^ε)), DRS Prop. 2.6 region; an (ε, δ) claim with δ > 0, zCDP or RDP is no μ-GDP claim)."""
         if budget.mu is not None:
-            if self.notion == "gdp":
-                return self.mu <= budget.mu
-            if self.delta:
-                return False
-            return pure_to_mu(self.epsilon) <= budget.mu
+            return profiles.implies_gdp(self.profile) and profiles.to_gdp(self.profile).mu <= budget.mu
         return self.delta_at(budget.epsilon) <= budget.delta * (1 + 1e-12)
 
     # ----------------------------------------------------------------------------------------------- reports
@@ -148,13 +125,7 @@ class Guarantee:
 
     def describe(self) -> str:
         """One line: the numbers in the notion's own terms and the scope."""
-        if self.notion == "gdp":
-            numbers = f"μ = {self.mu:.6g}"
-        elif self.notion == "approx-dp":
-            numbers = f"ε = {self.epsilon:.6g}, δ = {self.delta:.3g}"
-        else:
-            numbers = f"ε = {self.epsilon:.6g}"
-        return f"{self.symbol} with {numbers}, over {SCOPES[self.scope]}"
+        return f"{self.symbol} with {self.profile.numbers()}, over {SCOPES[self.scope]}"
 
     def __repr__(self) -> str:
         return f"Guarantee({self.component + ': ' if self.component else ''}{self.describe()})"
@@ -171,15 +142,10 @@ class Guarantee:
         out = {"component": self.component, "notion": self.notion, "symbol": self.symbol, "scope": self.scope,
                "epsilon": self.epsilon, "delta": self.delta, "mu": self.mu, "at": at, "protects": self.protects,
                "source": self.source}
+        if self.notion in ("zcdp", "rdp"):  # numbers with no field of their own
+            out["profile"] = dataclasses.asdict(self.profile)
         out.update(context)
         return json.loads(json.dumps(out, default=_plain))
-
-
-def pure_to_mu(epsilon: float) -> float:
-    """The smallest μ with ε-DP ⇒ μ-GDP: 2Φ⁻¹(e^ε/(1 + e^ε)) (tight: the trade-off of ε-DP lies above G_μ)."""
-    if math.isinf(epsilon):
-        return math.inf
-    return 2 * _NORMAL.inv_cdf(1 / (1 + math.exp(-epsilon)))
 
 
 def _plain(x):
@@ -231,8 +197,8 @@ class Accountant:
     Attributes:
       notion, scope: keys of `NOTIONS` and `SCOPES`.
       level: ``(params, horizon, num_arms) -> dict``, host side: the numbers of the claim, ``{"epsilon": ε}``,
-        ``{"epsilon": ε, "delta": δ}`` or ``{"mu": μ}`` (Python floats; may raise ``ValueError`` for a
-        configuration it does not cover).
+        ``{"epsilon": ε, "delta": δ}``, ``{"mu": μ}``, ``{"rho": ρ}`` or ``{"orders": ..., "epsilons": ...}``
+        (Python floats; may raise ``ValueError`` for a configuration it does not cover).
       protects: the neighbouring inputs, in words.
       source: the result that proves it; a string or ``(params, horizon, num_arms) -> str``.
       calibrated: the parameter `calibrate` sets (``None``: no single parameter sets the level).
@@ -261,12 +227,11 @@ class Accountant:
         """The claim for these parameters (host side; ``params`` concrete, horizon-bound)."""
         level = self.level(params, int(horizon), int(num_arms))
         source = self.source(params, horizon, num_arms) if callable(self.source) else self.source
-        if self.notion == "gdp":
-            return Guarantee(self.notion, self.scope, None, None, float(level["mu"]), self.protects, source,
-                             component)
-        delta = float(level.get("delta", 0.0))
-        return Guarantee(self.notion, self.scope, float(level["epsilon"]), delta, None, self.protects, source,
-                         component)
+        profile = profiles.of(self.notion, level)
+        epsilon = getattr(profile, "epsilon", None)
+        delta = getattr(profile, "delta", None)
+        return Guarantee(self.notion, self.scope, epsilon, delta, getattr(profile, "mu", None), self.protects,
+                         source, component, profile)
 
     def calibrate(self, params, horizon: int, num_arms: int, budget: Budget):
         """``params`` with the calibrated parameter on the budget's boundary: the least private value whose
@@ -307,7 +272,7 @@ class Accountant:
     def _toward_privacy(self, params, horizon, num_arms):
         """``params`` with the calibrated parameter one ulp towards the stronger claim."""
         value = np.asarray(getattr(params, self.calibrated))
-        key = (lambda g: g.mu) if self.notion == "gdp" else (lambda g: g.epsilon)
+        key = lambda g: g.profile.level()
         steps = [_replace(params, {self.calibrated: np.nextafter(value, np.asarray(x, value.dtype))})
                  for x in (np.inf, -np.inf)]
         return min(steps, key=lambda p: key(self.guarantee(p, horizon, num_arms)))
@@ -338,8 +303,7 @@ class Accountant:
         """Whether the claim gets weaker from ``a`` to ``b``."""
         ga = self.guarantee(_replace(params, {self.calibrated: a}), horizon, num_arms)
         gb = self.guarantee(_replace(params, {self.calibrated: b}), horizon, num_arms)
-        key = (lambda g: g.mu) if self.notion == "gdp" else (lambda g: g.epsilon)
-        return key(gb) >= key(ga)
+        return gb.profile.level() >= ga.profile.level()
 
 
 def _replace(params, values: dict):

@@ -54,6 +54,12 @@ per counter from the caller (its only randomness, so policies draw noise in bloc
 ``discrete`` field says) or a plain standard Laplace array (the float release); ε = ∞ switches the noise off and
 the counter is exact; ``sensitivity`` Δ_t scales the noise of the nodes created by that insertion (1 for items
 in [0, 1], B for [0, B], 2B for [−B, B]; it may grow with t but must not decrease, or the bound above fails).
+
+Releases: ``insert(..., release=...)`` takes how a node is noised (`jaxbandit.mechanisms.releases`): the Laplace
+release above by default (the same program as without it), or discrete Laplace, Gaussian, symmetric Gaussian
+matrices or Wishart; the noise argument is then that release's draw (``release.draw``), and ε its budget (μ for the
+Gaussian ones). A counter of shape (d, d) sums d×d matrices, one counter per entry. `tree_profile` and
+`hybrid_profile` compose the claim of the whole released sequence from the release's profile of one node.
 """
 from __future__ import annotations
 
@@ -64,7 +70,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbandit.mechanisms import laplace as laplace_noise
+from jaxbandit.accounting import profiles
+from jaxbandit.mechanisms import releases
 
 __all__ = [
     "LEVELS", "Counter", "HYBRID", "TREE",
@@ -143,10 +150,13 @@ def _set(stack, position, value):
     return jax.lax.dynamic_update_index_in_dim(stack, value, position, axis=stack.ndim - 1)
 
 
-def hybrid_insert(state: HybridState, x, laplace, epsilon, mask=True, sensitivity=1.0, when=None) -> HybridState:
-    """Insert item ``x`` where ``mask`` holds. ``laplace``: one standard Laplace draw per counter (the only
-    randomness an insertion uses); ε = ∞ gives the exact counter. ``sensitivity`` Δ (default 1, items in [0, 1])
-    multiplies the scale of the noise this insertion adds: 2Δ/ε at a power of two, 2kΔ/ε in epoch k.
+def hybrid_insert(state: HybridState, x, laplace, epsilon, mask=True, sensitivity=1.0, when=None,
+                  release=releases.LAPLACE) -> HybridState:
+    """Insert item ``x`` where ``mask`` holds. ``laplace``: one standard draw of the release's noise per counter
+    (a standard Laplace draw for the default release; the only randomness an insertion uses); ε = ∞ gives the
+    exact counter. ``sensitivity`` Δ (default 1, items in [0, 1]) multiplies the scale of the noise this insertion
+    adds: 2Δ/ε at a power of two, 2kΔ/ε in epoch k (Laplace; ``release.spread`` of 2 and 2k for another
+    ``release``, `jaxbandit.mechanisms.releases`, whose budget ε is then its own: μ for a Gaussian one).
     ``when``: how the logarithmic segment's release, needed only at powers of two, is skipped elsewhere
     (``when(pred, fn, operands, otherwise)``, e.g. `jaxbandit.policies.phased.when`, which skips it for a batch
     of runs none of which is at a power of two); default: computed at every insertion and selected. The same
@@ -166,13 +176,13 @@ def hybrid_insert(state: HybridState, x, laplace, epsilon, mask=True, sensitivit
     exact_below = _at(state.exact, below)
     merged = x + (_at(state.exact, _top(state.n)) - exact_below)
     # Δ multiplies after the ε-dependent factor: Δ = 1 leaves every value bit-identical to the unscaled counter.
-    node_scale = sens * (2 * k.astype(dtype) / eps)
-    lap = laplace_noise.laplace_of(laplace)
-    node = laplace_noise.released(merged + node_scale * lap, merged, node_scale, sens, laplace)
-    log_scale = sens * (2 / eps)
+    node_scale = sens * (release.spread(2 * k.astype(dtype)) / eps)
+    lap = release.standard(laplace)
+    node = release.released(merged + node_scale * lap, merged, node_scale, sens, laplace)
+    log_scale = sens * (release.spread(2) / eps)
     log_noise = jnp.where(power_of_two, state.log_noise + log_scale * lap, state.log_noise)
     # The discrete release adds the segment, released, to the last anchor; the float one keeps its running noise.
-    segment = lambda total, log_noise, merged, scale, sens, laplace, anchor: laplace_noise.released(
+    segment = lambda total, log_noise, merged, scale, sens, laplace, anchor: release.released(
         total + log_noise, merged, scale, sens, laplace, offset=anchor)
     operands = (total, log_noise, merged, log_scale, sens, laplace, state.anchor)
     if when is None:
@@ -243,16 +253,19 @@ def tree_init(shape=(), dtype=None, levels: int = LEVELS) -> TreeState:
     return TreeState(jnp.zeros(shape, jnp.int32), nodes, nodes)
 
 
-def tree_insert(state: TreeState, x, laplace, epsilon, mask=True, sensitivity=1.0, depth=None) -> TreeState:
-    """Insert item ``x`` where ``mask`` holds (Tao et al. 2022, Algorithm 2). ``laplace``: one standard Laplace
-    draw per counter, the noise of the node this insertion creates, of scale b = Δ·D/ε (ε′ = ε/D per node);
-    ε = ∞ gives the exact counter. ``sensitivity`` Δ: the most this item can change (non-decreasing over the
-    stream; 2B_n for seed 004's items in [−B_n, B_n]). ``depth`` D (traceable): the number of levels by default
-    (ε-DP); see `tree_depth` for a horizon's. Insertions past the capacity 2^L − 1 are ignored (n stays there)."""
+def tree_insert(state: TreeState, x, laplace, epsilon, mask=True, sensitivity=1.0, depth=None,
+                release=releases.LAPLACE) -> TreeState:
+    """Insert item ``x`` where ``mask`` holds (Tao et al. 2022, Algorithm 2). ``laplace``: one standard draw of
+    the release's noise per counter, the noise of the node this insertion creates, of scale b = Δ·D/ε (ε′ = ε/D
+    per node; Δ·``release.spread(D)``/ε for another ``release``, `jaxbandit.mechanisms.releases`: σ = Δ√D/μ for a
+    Gaussian one); ε = ∞ gives the exact counter. ``sensitivity`` Δ: the most this item can change
+    (non-decreasing over the stream; 2B_n for seed 004's items in [−B_n, B_n]). ``depth`` D (traceable): the number
+    of levels by default (ε-DP); see `tree_depth` for a horizon's. Insertions past the capacity 2^L − 1 are ignored (n stays there)."""
     dtype = state.alpha.dtype
     num_levels = state.alpha.shape[-1]
     x = jnp.asarray(x, dtype)
-    scale = jnp.asarray(sensitivity, dtype) * jnp.asarray(num_levels if depth is None else depth, dtype)
+    scale = jnp.asarray(sensitivity, dtype) * release.spread(jnp.asarray(num_levels if depth is None else depth,
+                                                                          dtype))
     scale = scale / jnp.asarray(epsilon, dtype)
     n = state.n + 1
     i = jax.lax.population_count((n & -n) - 1)  # lowest set bit of n: the level of the node it completes
@@ -262,8 +275,8 @@ def tree_insert(state: TreeState, x, laplace, epsilon, mask=True, sensitivity=1.
     merged = jnp.sum(jnp.where(lower, state.alpha, 0), axis=-1) + x
     alpha = jnp.where(lower, 0, jnp.where(here, merged[..., None], state.alpha))
     # The node's noise is drawn once, at creation; the absorbed lower nodes leave the release with their noise.
-    node = laplace_noise.released(merged + scale * laplace_noise.laplace_of(laplace), merged, scale,
-                                  jnp.asarray(sensitivity, dtype), laplace)
+    node = release.released(merged + scale * release.standard(laplace), merged, scale,
+                            jnp.asarray(sensitivity, dtype), laplace)
     alpha_hat = jnp.where(lower, 0, jnp.where(here, node[..., None], state.alpha_hat))
     room = state.n < (1 << num_levels) - 1  # item 2^L would need level L
     return _masked(TreeState(n, alpha, alpha_hat), state, jnp.asarray(mask) & room)
@@ -315,6 +328,17 @@ def tree_noise_variance(n, epsilon, sensitivity=1.0, depth=None, levels: int = L
     return float(sum(2 * (s[(n >> j) << j] * d / eps) ** 2 for j in range(n.bit_length()) if n >> j & 1))
 
 
+def _tree_ratios(n, eps, s, spread, levels):
+    """Δ_i/b_v for items i = 1..n, one float64[n] per level (0 where i's node at that level is not released):
+    b_v = Δ_{c_v}·spread/ε for the node created at c_v (`tree_privacy_loss`)."""
+    i = np.arange(1, n + 1, dtype=np.int64)
+    for j in range(int(levels)):
+        m = ((i - 1) >> j) + 1
+        c = m << j
+        released = (m % 2 == 1) & (c <= n)
+        yield np.where(released, s[1:] * eps / (s[np.minimum(c, n)] * spread), 0.0)
+
+
 def tree_privacy_loss(n, epsilon, sensitivity=1.0, depth=None, levels: int = LEVELS) -> np.ndarray:
     """ε_i for each item i = 1..n of a stream of n items (float64[n]): Σ over the released nodes containing i of
     Δ_i / b_v, b_v = Δ_{c_v} D/ε for the node created at c_v. Item i lies at level j in the dyadic interval
@@ -323,14 +347,20 @@ def tree_privacy_loss(n, epsilon, sensitivity=1.0, depth=None, levels: int = LEV
     n, eps = _check_stream(n, epsilon, levels)
     s = _sensitivities(sensitivity, n)
     d = float(levels if depth is None else depth)
-    i = np.arange(1, n + 1, dtype=np.int64)
-    loss = np.zeros(n)
-    for j in range(int(levels)):
-        m = ((i - 1) >> j) + 1
-        c = m << j
-        released = (m % 2 == 1) & (c <= n)
-        loss += np.where(released, s[1:] * eps / (s[np.minimum(c, n)] * d), 0.0)
-    return loss
+    return releases.LAPLACE.item_levels(_tree_ratios(n, eps, s, d, levels))
+
+
+def tree_profile(n, budget, release=releases.LAPLACE, sensitivity=1.0, depth=None,
+                 levels: int = LEVELS) -> profiles.Profile:
+    """The privacy profile of a tree counter's whole released sequence after n insertions (event level): its
+    worst item's, the composition of ``release``'s profile over the nodes the item is in (node v released at
+    scale Δ_{c_v}·spread(D)/budget, `jaxbandit.mechanisms.releases`). Laplace: ε-DP with ε = max
+    `tree_privacy_loss`; Gaussian: μ-GDP with μ = max_i sqrt(Σ_v (Δ_i/σ_v)²) (= budget at D = L, n ≥ 2^{L−1});
+    Wishart: the basic composition of its (ε, δ) over the most nodes an item is in."""
+    n, eps = _check_stream(n, budget, levels)
+    s = _sensitivities(sensitivity, n)
+    spread = release.spread(np.float64(levels if depth is None else depth))
+    return release.profile(np.max(release.item_levels(_tree_ratios(n, eps, s, spread, levels))))
 
 
 def hybrid_noise_variance(n, epsilon, sensitivity=1.0) -> float:
@@ -346,6 +376,22 @@ def hybrid_noise_variance(n, epsilon, sensitivity=1.0) -> float:
     return float(log_part + tree_part)
 
 
+def _hybrid_ratios(n, eps, s, release):
+    """Δ_i/b_v for items i = 1..n, one float64[n] per node position (the logarithmic segment, then epoch levels j;
+    0 where none): b = Δ_c·spread(2)/ε for the segment closed at c, Δ_c·spread(2k)/ε for epoch k's p-sums
+    (`hybrid_privacy_loss`)."""
+    i = np.arange(1, n + 1, dtype=np.int64)
+    c = np.int64(1) << _bit_length(i - 1)  # the power of two closing i's segment (2^{k−1}, 2^k]
+    yield np.where(c <= n, s[1:] * eps / (release.spread(2) * s[np.minimum(c, n)]), 0.0)
+    k = _bit_length(i) - 1                  # i's epoch: 2^k ≤ i < 2^{k+1}
+    r = i - (np.int64(1) << k)
+    for j in range(max(int(k.max()), 0)):
+        m = ((r - 1) >> j) + 1
+        c = (np.int64(1) << k) + (m << j)
+        released = (r > 0) & (j < k) & (m % 2 == 1) & (c <= n)
+        yield np.where(released, s[1:] * eps / (release.spread(2 * np.maximum(k, 1)) * s[np.minimum(c, n)]), 0.0)
+
+
 def hybrid_privacy_loss(n, epsilon, sensitivity=1.0) -> np.ndarray:
     """ε_i for each item i = 1..n of a stream of n items (float64[n]): Σ over the released nodes containing i of
     Δ_i / b_v. Item i ∈ (2^{k−1}, 2^k] is in the logarithmic segment released at c = 2^k (b = 2Δ_c/ε) if c ≤ n;
@@ -353,14 +399,14 @@ def hybrid_privacy_loss(n, epsilon, sensitivity=1.0) -> np.ndarray:
     m = ⌈r/2^j⌉ odd, created at c = 2^k + m 2^j ≤ n (b = 2kΔ_c/ε). Max ε (items 2^k + 1 once n ≥ 2^{k+1})."""
     n, eps = _check_stream(n, epsilon)
     s = _sensitivities(sensitivity, n)
-    i = np.arange(1, n + 1, dtype=np.int64)
-    c = np.int64(1) << _bit_length(i - 1)  # the power of two closing i's segment (2^{k−1}, 2^k]
-    loss = np.where(c <= n, s[1:] * eps / (2 * s[np.minimum(c, n)]), 0.0)
-    k = _bit_length(i) - 1                  # i's epoch: 2^k ≤ i < 2^{k+1}
-    r = i - (np.int64(1) << k)
-    for j in range(max(int(k.max()), 0)):
-        m = ((r - 1) >> j) + 1
-        c = (np.int64(1) << k) + (m << j)
-        released = (r > 0) & (j < k) & (m % 2 == 1) & (c <= n)
-        loss += np.where(released, s[1:] * eps / (2 * np.maximum(k, 1) * s[np.minimum(c, n)]), 0.0)
-    return loss
+    return releases.LAPLACE.item_levels(_hybrid_ratios(n, eps, s, releases.LAPLACE))
+
+
+def hybrid_profile(n, budget, release=releases.LAPLACE, sensitivity=1.0) -> profiles.Profile:
+    """The privacy profile of a hybrid counter's whole released sequence after n insertions (event level): its
+    worst item's, the composition of ``release``'s profile over its logarithmic segment and epoch p-sums (as
+    `tree_profile`). Laplace: ε-DP at max `hybrid_privacy_loss`; Gaussian: μ-GDP with μ = budget once
+    n ≥ 2^{k+1} for an item 2^k + 1 (μ²/2 from its segment, μ²/2 from its k p-sums)."""
+    n, eps = _check_stream(n, budget)
+    s = _sensitivities(sensitivity, n)
+    return release.profile(np.max(release.item_levels(_hybrid_ratios(n, eps, s, release))))
