@@ -169,6 +169,17 @@ def written(name: str, path: str, write) -> None:
         raise ValueError(f"cannot write {name} {path}: {err.strerror or err}") from err
 
 
+def write_json(name: str, path: str, obj) -> None:
+    """``obj`` as indented JSON, atomically (`written`: a temporary file renamed onto ``path``, never half a file); an
+    OSError becomes one ValueError naming the output ``name`` and the path. The one JSON writer of the package."""
+    import json
+
+    def dump(tmp):
+        with open(tmp, "w") as f:
+            json.dump(obj, f, indent=1)
+    written(name, path, dump)
+
+
 def with_params(component, **params):
     """``component.default_params`` (a policy's or privatizer's) with fields replaced, checked by the component's
     ``validate`` and cast to the defaults' dtypes. Infinite values pass through to ``validate``, which decides

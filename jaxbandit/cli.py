@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import sys
@@ -392,13 +391,9 @@ def _plain_params(params) -> dict:
 
 
 def _write_json(path: str, data) -> None:
-    """JSON written to a temporary file, then renamed: never half a file; an OSError becomes one clear line."""
+    """JSON written atomically (`jaxbandit.checks.write_json`); an OSError becomes one clear line."""
     from jaxbandit import checks
-
-    def dump(tmp):
-        with open(tmp, "w") as f:
-            json.dump(data, f, indent=1)
-    checks.written("JSON file", path, dump)
+    checks.write_json("JSON file", path, data)
 
 
 def cmd_audit(args) -> int:

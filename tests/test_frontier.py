@@ -49,8 +49,10 @@ def test_selection_follows_the_instance():
     names = {a.name: a for a in algs}
     private = policies.private_names()
     assert set(private) <= set(names) and not skipped
-    assert names["ldp-rse"].family == "local" and names["dp-se"].family == "central"
-    assert names["thompson+linear"].family == "local" and names["thompson+linear"].private == "privatizer"
+    assert names["ldp-rse"].trust == "local" and names["dp-se"].trust == "central"
+    assert names["thompson+linear"].trust == "local" and names["thompson+linear"].private == "privatizer"
+    with pytest.warns(DeprecationWarning, match="trust"):  # its former name
+        assert names["dp-se"].family == "central"
     # a channel-aware learner only with the channel whose parameters it takes
     assert "klucb-cf+randomized-response" in names and "klucb-cf+linear" not in names
     assert "thompson+randomized-response" in names
@@ -295,7 +297,7 @@ def test_audit_adds_the_lower_bound_and_surfaces_a_planted_bug(monkeypatch):
     assert row["audit"]["claim"] == pytest.approx(1.0) and 0.5 < row["audit"]["lower_bound"] <= 1.0
     assert not row["audit"]["violated"] and "[audit linear: epsilon >= " in front.table()
     # a policy audited through its mechanism's audit, as its registration lists it (LDPRSE's Laplace channel)
-    ldp_rse = fr.Algorithm("ldp-rse", "ldp-rse", family="local")
+    ldp_rse = fr.Algorithm("ldp-rse", "ldp-rse", trust="local")
     found = fr_algorithm.audit_row(ldp_rse, {"params": {"policy": {"epsilon": 1.0}}}, 0)
     assert found["name"] == "local-laplace" and found["claim"] == 1.0 and not found["violated"]
     assert fr_algorithm.audit_row(fr.Algorithm("ucb1", "ucb1"), {"params": {"policy": {}}}, 0) is None  # lists no audit

@@ -21,7 +21,7 @@ UNIFORM_FRACTION = 0.9  # a point whose regret is this close to uniform play's i
 
 
 def _budget(alg, level, delta) -> Budget:
-    return Budget(epsilon=level) if alg.family == "local" else Budget(epsilon=level, delta=delta)
+    return Budget(epsilon=level) if alg.trust == "local" else Budget(epsilon=level, delta=delta)
 
 
 def _spec(alg, env, env_params, horizon, record, given, options):
@@ -154,9 +154,9 @@ def run_algorithm(alg, env, env_params, levels, delta, horizon, runs, tuning_run
         if x.mean() >= UNIFORM_FRACTION * uniform:
             warned.append(f"it plays (near-)uniformly up to T: its regret is {x.mean() / uniform:.0%} of uniform "
                           "play's (T·mean gap); its first phase or start pulls outlast this horizon")
-        rows.append({"algorithm": alg.name, "family": alg.family, "notion": claim.notion, "scope": claim.scope,
+        rows.append({"algorithm": alg.name, "family": alg.trust, "notion": claim.notion, "scope": claim.scope,
                      "claim": claim.describe(), "epsilon": eps, "delta": dlt, "mu": claim.mu, "level": level,
-                     "meets": bool(claim.meets(budget) and claim.scope == SCOPE_OF[alg.family]),
+                     "meets": bool(claim.meets(budget) and claim.scope == SCOPE_OF[alg.trust]),
                      "params": _point_params(alg, point), "tuning": tuning[level],
                      "regret_mean": float(x.mean()), "regret_se": float(x.std(ddof=1) / math.sqrt(len(x))),
                      "regret_quantiles": {f"{q:g}": float(v) for q, v in zip(QUANTILES, np.quantile(x, QUANTILES))},

@@ -28,13 +28,22 @@ class Algorithm:
     Attributes:
       name: ``policy`` or ``policy+channel`` (e.g. ``"thompson+linear"``).
       policy, privatizer: registry names (``"identity"``: the learner sees the rewards).
-      family: ``"central"`` or ``"local"``.
+      trust: its trust model, a key of `TRUST_MODELS`: ``"central"`` (the learner is trusted with the rewards) or
+        ``"local"`` (no one is: each user privatizes). Saved rows keep the key ``"family"``, its former name, as
+        does the attribute ``family`` (deprecated).
     """
 
     name: str
     policy: str
     privatizer: str = "identity"
-    family: str = "central"
+    trust: str = "central"
+
+    @property
+    def family(self) -> str:
+        """The former name of ``trust`` (deprecated)."""
+        import warnings
+        warnings.warn("Algorithm.family is now Algorithm.trust (its trust model)", DeprecationWarning, stacklevel=2)
+        return self.trust
 
     @property
     def private(self) -> str:
@@ -121,7 +130,7 @@ def algorithms(env, env_params: Mapping | None = None, *, include: Sequence[str]
 
 def _select(found, include, exclude):
     def keys(alg):
-        return {alg.name, alg.policy, alg.privatizer, alg.family}
+        return {alg.name, alg.policy, alg.privatizer, alg.trust}
     valid = set().union(*(keys(a) for a in found)) - {"identity"}
     for flag, names in (("include", include), ("exclude", exclude)):
         for n in names or ():

@@ -3,9 +3,7 @@ file it saves and loads)."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
-import os
 from typing import Mapping
 
 from jaxbandit import checks
@@ -152,9 +150,8 @@ def _short(v):
 
 
 def write_json(path, obj):
-    with open(path + ".tmp", "w") as f:
-        json.dump(obj, f, indent=1)
-    os.replace(path + ".tmp", path)
+    """The frontier's file, written atomically (`jaxbandit.checks.write_json`)."""
+    checks.write_json("frontier file", path, obj)
 
 
 # ------------------------------------------------------------------------------------------------ the driver
