@@ -5,13 +5,13 @@ paragraph, one line).
 One registration carries what the rest of the library and its tests need to know of a component, beside its
 factory (which builds the component and, for a private one, its accountant):
 
-  private   whether it states a privacy claim (its objects carry an `Accountant`): ``jaxbandit privacy --list``,
-            the frontier's catalogue and the privacy report list these;
-  audits    the names of the audits (`jaxbandit.audit.components`) that test its claim: its own, and those of the
-            mechanisms it releases through (DPRSE's epoch mean, DP-UCB's hybrid counter), so that the frontier
-            and the report link a component to its audits by this list, never by a shared name;
-  bugs      (an audit's entry) the planted bugs that the audit must flag;
-  golden    its regression case (`Golden`): the configuration `tests/golden.py` records and replays bit for bit.
+- ``private``, whether it states a privacy claim (its objects carry an `Accountant`): ``jaxbandit privacy
+  --list``, the frontier's catalogue and the privacy report list these;
+- ``audits``, the names of the audits (`jaxbandit.audit.components`) that test its claim: its own, and those of
+  the mechanisms it releases through (DPRSE's epoch mean, DP-UCB's hybrid counter), so that the frontier and the
+  report link a component to its audits by this list, never by a shared name;
+- ``bugs`` (an audit's entry), the planted bugs that the audit must flag;
+- ``golden``, its regression case (`Golden`): the configuration `tests/golden.py` records and replays bit for bit.
 
 Its bounds name it in their own registration (`jaxbandit.theory.base.Bound.policies`). A new private policy with
 its accountant, audit and bound is then three files: its family module (the factory and this registration), its
@@ -76,7 +76,7 @@ class Entry:
 
     @property
     def description(self) -> str:
-        """The summary of the factory's docstring: its first paragraph, on one line."""
+        """Its factory's docstring summary (the first paragraph, on one line)."""
         return " ".join(inspect.getdoc(self.factory).strip().split("\n\n")[0].split())
 
 

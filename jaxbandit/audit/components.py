@@ -62,7 +62,8 @@ class _Bugs(Mapping):
         return len(AUDITS)
 
 
-#: The planted bugs of each audit: the ones its default audit flags (tests/test_audit.py checks every pair).
+#: Each audit's planted bugs, read from its registration (its default audit flags each; tests/test_audit.py checks
+#: every pair).
 BUGS = _Bugs()
 
 

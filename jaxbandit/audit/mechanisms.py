@@ -27,15 +27,19 @@ __all__ = ["randomized_response", "local_laplace", "central_laplace_mean", "tree
 
 
 def check_bug(component: str, bug) -> None:
+    """A clear error where ``bug`` is not one of audit ``component``'s registered planted bugs."""
     if bug is not None and bug not in AUDITS.entry(component).bugs:
-        raise ValueError(f"bug={bug!r} is not a planted bug of audit {component!r}; valid: {list(AUDITS.entry(component).bugs)}")
+        raise ValueError(f"bug={bug!r} is not a planted bug of audit {component!r}; valid: "
+                         f"{list(AUDITS.entry(component).bugs)}")
 
 
 def number(name, value, low=0.0, high=math.inf, **kw) -> float:
+    """An audit parameter as a float, checked to lie in [low, high] (`jaxbandit.checks.in_range`)."""
     return float(checks.in_range(name, value, low, high, **kw))
 
 
 def laplace_release(release) -> str:
+    """``release``, checked to be one of the Laplace releases (`jaxbandit.mechanisms.laplace`)."""
     laplace_noise.check_release(release)
     return release
 
@@ -208,6 +212,7 @@ def hybrid_counter(bug=None, epsilon=1.0, release="discrete"):
 
 
 def counter_feature_names(n):
+    """The features of a counter's audit: the least released node holding the item, then each prefix release."""
     return ("min over the item's released nodes",) + tuple(f"Ŝ_{t}" for t in range(1, n + 1))
 
 

@@ -38,6 +38,7 @@ def _spec(alg, env, env_params, horizon, record, given, options):
 
 
 def bind_point(spec, point):
+    """``point`` (a `jaxbandit.SimParams`) validated and bound to the spec's horizon (its run-decided parameters)."""
     return spec.with_points([point]).points[0]
 
 

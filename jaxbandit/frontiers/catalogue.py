@@ -141,6 +141,7 @@ def _select(found, include, exclude):
 
 
 def params_for(alg, policy_params) -> dict:
+    """The parameters the user fixed for ``alg``: ``policy_params``' entry for its policy, then its own name's."""
     given = dict(policy_params or {})
     unknown = [k for k, v in given.items() if not isinstance(v, Mapping)]
     if unknown:
