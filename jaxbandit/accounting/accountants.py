@@ -44,7 +44,7 @@ import numpy as np
 
 from jaxbandit import checks
 from jaxbandit.accounting import profiles
-from jaxbandit.accounting.profiles import pure_to_mu
+from jaxbandit.accounting.profiles import pure_to_mu  # noqa: F401 (defined here before profiles existed)
 
 __all__ = ["NOTIONS", "SCOPES", "Guarantee", "Budget", "Accountant", "pure_dp", "epsilon_of", "epsilon_delta_of"]
 
