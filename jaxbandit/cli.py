@@ -305,7 +305,7 @@ def cmd_privacy(args) -> int:
     print(f"  claim: {claim.describe()}")
     pair = record["at"]
     print(f"  (epsilon, delta) = ({pair['epsilon']:.6g}, {pair['delta']:.3g})-DP" +
-          ("  (exact GDP conversion)" if claim.notion == "gdp" else "  (its privacy profile)"))
+          ("  (exact GDP conversion)" if claim.notion == "gdp" else "  (its privacy profile)"))  # a label only
     print(f"  protects: {claim.protects}")
     print(f"  proof: {claim.source}")
     if args.json:
@@ -316,7 +316,8 @@ def cmd_privacy(args) -> int:
 def cmd_bounds(args) -> int:
     from jaxbandit import spec as specs, theory
     if args.table1 is not None:
-        print(theory.heavy_tailed.table1_markdown(args.table1))
+        from jaxbandit.experiments import heavy_tailed as heavy_experiments
+        print(heavy_experiments.table1_markdown(args.table1))
         return 0
     if args.list:
         for name in theory.REGISTRY:

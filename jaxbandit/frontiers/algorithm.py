@@ -148,7 +148,8 @@ def run_algorithm(alg, env, env_params, levels, delta, horizon, runs, tuning_run
         point = chosen[level]
         claim = accountant.guarantee(getattr(point, alg.private), horizon, K, component=alg.name)
         budget = _budget(alg, level, delta)
-        eps, dlt = ((claim.epsilon_at(delta), delta) if claim.notion == "gdp" else (claim.epsilon, claim.delta))
+        # a claim with no ε of its own (μ-GDP, zCDP, RDP) is shown through its profile at the user's δ
+        eps, dlt = ((claim.epsilon_at(delta), delta) if claim.epsilon is None else (claim.epsilon, claim.delta))
         x = final[i]
         warned = list(warns.get(level, []))
         uniform = horizon * float(np.mean(np.max(means) - means))

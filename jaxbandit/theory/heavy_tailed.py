@@ -42,7 +42,7 @@ from jaxbandit.theory.base import Bound, NotApplicable, gaps, horizons, in_unit_
 
 __all__ = ["dprucb_pulls", "dprucb_bound", "dprse_pulls", "dprse_bound", "dprse_minimax_bound", "ldprse_pulls",
            "ldprse_bound", "ldprse_minimax_bound", "dp_lower_bound", "dp_two_arm_lower_bound", "ldp_lower_bound",
-           "ldp_two_arm_lower_bound", "ldp_minimax_lower_bound", "BOUNDS"]
+           "ldp_two_arm_lower_bound", "ldp_minimax_lower_bound", "ldp_minimax_lower_log", "BOUNDS"]
 
 FORMS = ("corrected", "paper")
 
@@ -388,104 +388,22 @@ BOUNDS = (
 )
 
 
-# -------------------------------------------------------------------------------------- Table 1, from the bounds
-# The paper's Table 1 lists the rates of its bounds. Here each entry is measured from the functions above: the
-# exponent of ε (at small ε), of the gap Δ (two arms, small Δ), of log T (instance-dependent) or of T and K
-# (instance-independent), as log-log slopes, so that the table says what the implemented bounds do, and where the
-# corrected bounds differ from the printed ones (the LDP rows) it shows both.
-
-def _uncapped(pulls):
-    """Σ_a Δ_a N_a without the cap at T (the rate of the pull count, which the cap at T hides at extreme
-    settings)."""
-    def regret(means, horizon, epsilon, v, u, *, form: str = "corrected"):
-        mu = np.asarray(means, np.float64)
-        return np.nansum((mu.max() - mu) * pulls(means, horizon, epsilon, v, u, form=form), axis=-1)
-    return regret
+def ldp_minimax_lower_log(num_arms, horizon, epsilon, v, *, form: str = "corrected"):
+    """log of Theorem 9's bound (`ldp_minimax_lower_bound`): finite where the bound itself underflows (e^{−1349} at
+    v = 1/2), so that its rates can be measured (seed 004's Table 1, `jaxbandit.experiments.heavy_tailed.table1`)."""
+    return _theorem9_log(num_arms, horizon, epsilon, v, form)
 
 
-def _theorem9_scaled(num_arms, horizon, epsilon, v):
-    """Theorem 9's bound over its value at K = 2, T = 10^30, ε = 10^-3 (it underflows at v ≤ 1: e^{−1349} at
-    v = 1/2); the exponents are the same."""
-    return np.exp(_theorem9_log(num_arms, horizon, epsilon, v, "corrected")
-                  - _theorem9_log(2, 1e30, 1e-3, v, "corrected"))
+_MOVED = ("table1", "table1_markdown", "rates", "TABLE1_ROWS")  # Table 1's report, now with the paper's experiments
 
 
-TABLE1_ROWS = (  # (model, bound type, upper bound, lower bound or None, the paper's printed rates)
-    ("ε-DP", "instance-dependent", _uncapped(dprse_pulls), dp_lower_bound,
-     "O((log T/ε) Σ Δ^(-1/v) + max Δ)", "Ω((log T/ε) Σ Δ^(-1/v))"),
-    ("ε-LDP", "instance-dependent", _uncapped(ldprse_pulls), ldp_lower_bound,
-     "O((log T/ε²) Σ Δ^(-1/v) + max Δ)", "Ω((log T/ε²) Σ Δ^(-1/v))"),
-    ("ε-DP", "instance-independent", dprse_minimax_bound, None,
-     "O((K log T/ε)^(v/(1+v)) T^(1/(1+v)))", "open"),
-    ("ε-LDP", "instance-independent", ldprse_minimax_bound, _theorem9_scaled,
-     "O((K log T/ε²)^(v/(1+v)) T^(1/(1+v)))", "Ω((K/ε²)^(v/(1+v)) T^(1/(1+v)))"),
-)
-
-
-def _slope(f, x0, factor=2.0):
-    return float((np.log(f(x0 * factor)) - np.log(f(x0))) / math.log(factor))
-
-
-def rates(fn, v: float, independent: bool, **kw) -> dict:
-    """The exponents of a bound function, measured on two arms of means 4Δ and 3Δ (inside every theorem's family:
-    Theorem 5's μ ≤ 1/6, Theorem 8's μ_a/5 ≤ Δ ≤ μ_a/2) with u = 1/2: ``epsilon`` (at ε ≈ 10^-3), and for an
-    instance-dependent bound ``gap`` (Δ ≈ 10^-4, T = 10^30) and ``log T`` (T from 10^100 to 10^200); for an
-    instance-independent one ``T`` (T ≈ 10^60) and ``K`` (K ≈ 2·10^5 arms, one at 4Δ, where Theorem 9's
-    K/(K − 1) has faded)."""
-    takes = fn.__code__.co_varnames[:fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount]
-
-    def call(gap=1e-4, T=1e30, eps=1e-3, K=2):
-        args = dict(horizon=T, epsilon=eps, v=v, **kw)
-        if "num_arms" in takes:
-            args["num_arms"] = int(K)
-        else:
-            args["means"] = [4 * gap] + [3 * gap] * (int(K) - 1)
-        if "u" in takes:
-            args["u"] = 0.5
-        return float(np.asarray(fn(**args), np.float64))
-
-    out = {"epsilon": _slope(lambda e: call(eps=e), 1e-3)}
-    if independent:
-        out["T"] = _slope(lambda T: call(T=T), 1e60, 1e10)
-        out["K"] = _slope(lambda K: call(K=K), 2e5, 2.0)
-    else:
-        out["gap"] = _slope(lambda d: call(gap=d), 1e-4)
-        out["log T"] = _slope(lambda L: call(T=math.exp(L)), 100 * math.log(10), 2.0)
-    return out
-
-
-def _rate_text(r: dict, independent: bool) -> str:
-    f = lambda x: f"{x:.3g}"  # noqa: E731
-    if independent:
-        return f"ε^{f(r['epsilon'])} K^{f(r['K'])} T^{f(r['T'])}"
-    return f"(log T)^{f(r['log T'])} ε^{f(r['epsilon'])} Σ Δ^{f(r['gap'])}"
-
-
-def table1(v: float = 0.5) -> list[dict]:
-    """Seed 004's Table 1 (heavy-tailed rows) generated from the bounds: per row the paper's printed upper and
-    lower rates, and the exponents measured from the implemented (corrected) bounds and, for the upper bounds,
-    from their printed forms (`rates`). The log log and log K factors make a measured exponent approach its rate
-    only slowly; the table rounds them to 3 digits."""
-    rows = []
-    for model, kind, upper, lower, printed_upper, printed_lower in TABLE1_ROWS:
-        independent = kind == "instance-independent"
-        measured = rates(upper, v, independent)
-        paper = rates(upper, v, independent, form="paper") if "form" in upper.__code__.co_varnames else measured
-        row = {"model": model, "bound type": kind, "v": v, "paper upper": printed_upper,
-               "upper (implemented)": _rate_text(measured, independent),
-               "upper (as printed)": _rate_text(paper, independent), "paper lower": printed_lower,
-               "lower (implemented)": _rate_text(rates(lower, v, independent), independent) if lower else "none",
-               "upper rates": measured, "upper rates as printed": paper,
-               "lower rates": rates(lower, v, independent) if lower else None}
-        rows.append(row)
-    return rows
-
-
-def table1_markdown(v: float = 0.5) -> str:
-    """`table1` as a Markdown table."""
-    cols = ("model", "bound type", "paper upper", "upper (as printed)", "upper (implemented)", "paper lower",
-            "lower (implemented)")
-    lines = [f"Seed 004 Table 1 at v = {v:g}, measured from jaxbandit.theory.heavy_tailed (exponents are log-log "
-             "slopes)", "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    lines += ["| " + " | ".join(str(row[c]) for c in cols) + " |" for row in table1(v)]
-    return "\n".join(lines)
+def __getattr__(name):
+    """The Table 1 report moved to `jaxbandit.experiments.heavy_tailed` (it measures the bounds' rates; the bounds
+    stay here): its former names still work, with a deprecation warning."""
+    if name in _MOVED:
+        import importlib
+        import warnings
+        warnings.warn(f"jaxbandit.theory.heavy_tailed.{name} is now jaxbandit.experiments.heavy_tailed.{name}",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module("jaxbandit.experiments.heavy_tailed"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
