@@ -64,6 +64,7 @@ from jaxbandit import checks, policies, privatizers
 from jaxbandit import spec as specs
 from jaxbandit.accounting.accountants import Budget
 from jaxbandit.simulation import MAX_SEED, run_spec
+from jaxbandit.tuning.diagnostics import near_uniform
 
 __all__ = ["frontier", "algorithms", "Algorithm", "Frontier", "NOTIONS", "PLAIN_LEARNERS", "CHANNEL_AWARE"]
 
@@ -73,7 +74,6 @@ SCOPE_OF = {"central": "run", "local": "report"}  # the scope of a claim that co
 PLAIN_LEARNERS = ("thompson", "klucb", "ucb1")  # seed 000's learners of privatized rewards, and kl-UCB
 CHANNEL_AWARE = ("klucb-cf", "ts-cf", "ucb-cf", "wr-klucb", "wr-ts")  # seed 002: they take the channel's parameters
 QUANTILES = (0.1, 0.5, 0.9)
-UNIFORM_FRACTION = 0.9  # a point whose regret is this close to uniform play's is warned of
 FORMAT, VERSION = "jaxbandit-frontier", 1
 
 
@@ -646,10 +646,9 @@ def _one(alg, env, env_params, levels, delta, horizon, runs, tuning_runs, tuning
         eps, dlt = ((claim.epsilon_at(delta), delta) if claim.notion == "gdp" else (claim.epsilon, claim.delta))
         x = final[i]
         warned = list(warns.get(level, []))
-        uniform = horizon * float(np.mean(np.max(means) - means))
-        if x.mean() >= UNIFORM_FRACTION * uniform:
-            warned.append(f"it plays (near-)uniformly up to T: its regret is {x.mean() / uniform:.0%} of uniform "
-                          "play's (T·mean gap); its first phase or start pulls outlast this horizon")
+        uniformly = near_uniform(float(x.mean()), means, horizon, "evaluated")
+        if uniformly:
+            warned.append(uniformly)
         rows.append({"algorithm": alg.name, "family": alg.family, "notion": claim.notion, "scope": claim.scope,
                      "claim": claim.describe(), "epsilon": eps, "delta": dlt, "mu": claim.mu, "level": level,
                      "meets": bool(claim.meets(budget) and claim.scope == SCOPE_OF[alg.family]),
