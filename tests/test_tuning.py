@@ -311,6 +311,24 @@ def test_dp_ucb_int_tunes_its_block_parameter_with_v_on_its_own_accountants_boun
     assert tuned.trace[0]["epsilon"] == pytest.approx(0.05)
     tuned.save(str(tmp_path / "t.json"))
     assert tuning.Tuned.load(str(tmp_path / "t.json")) == tuned
+    # the grid has no start: DP-UCB-INT's default ε = 1, where no v meets the budget, is not in the way
+    g = tuning.grid("bernoulli", "dp-ucb-int", values=[0.02, 0.1], budget=budget, env_params={"means": MEANS},
+                    horizon=400, runs=4, seed=1)
+    for value, params in zip([0.02, 0.1], g.params):
+        at = policy.default_params._replace(epsilon=params["epsilon"])
+        assert params["epsilon"] == pytest.approx(value, rel=1e-12)
+        assert params["v"] == accountant.boundary_values(at, 400, 5, budget)["v"]
+    assert g.regret.shape == (2, 4)
+
+
+def test_b_tunes_without_a_budget_as_an_integer_with_c_kept():
+    tuned = jb.tune("bernoulli", param="b", policy_params={"c": 2.0}, pilot=0, **{**SMALL, "steps": 1})
+    assert set(tuned.params) == {"b"} and isinstance(tuned.params["b"], int)
+    assert tuned.eta is tuned.epsilon is tuned.claim is None and set(tuned.trace[0]) >= {"b", "u"}
+    assert "c" not in tuned.trace[0] and tuned.config["range"] == [0, 79]
+    g = tuning.grid("bernoulli", param="b", values=[0, 7], policy_params={"c": 2.0}, env_params={"means": MEANS},
+                    horizon=400, runs=4)
+    assert g.params == [{"b": 0}, {"b": 7}]
 
 
 def test_cli_tunes_lazy_ucb_under_a_pure_epsilon_budget(tmp_path, capsys):

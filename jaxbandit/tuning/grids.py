@@ -60,7 +60,7 @@ def grid(env, policy="modified-thompson", *, values, env_params=None, policy_par
     spec, space, _, _, _ = resolve(
         env, policy, env_params=env_params, policy_params=policy_params, policy_options=policy_options,
         privatizer=privatizer, privatizer_params=privatizer_params, budget=budget, eta_budget=eta_budget,
-        epsilon=epsilon, delta=delta, accounting=accounting, param=param, bounds=bounds, horizon=horizon, init=None)
+        epsilon=epsilon, delta=delta, accounting=accounting, param=param, bounds=bounds, horizon=horizon, start=False)
     runs = checks.positive_int("runs", runs, minimum=2)
     seed = checks.positive_int("seed", seed, minimum=0, maximum=MAX_SEED)
     values = np.asarray(values, np.float64)

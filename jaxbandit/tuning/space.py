@@ -115,11 +115,14 @@ class Space:
         else:
             self.bounds = (-12.0, 12.0) if math.isfinite(self.high) else (-30.0, 30.0)
         self.range = [self.low, self.high]
+        self.cut_to = None  # the bounds of u after `cut`, where it cut them: u is clipped to them
 
     # ---------------------------------------------------------------------------------------------- coordinates
     def x(self, u) -> float:
         """The free parameter at u (an integer's relaxed, real value)."""
         v = float(u[0])
+        if self.cut_to is not None:  # the smoothed estimator's window reaches σ past the bounds
+            v = min(max(v, self.cut_to[0]), self.cut_to[1])
         if self.integer:
             return self.low + float(np.clip(math.expm1(v), 0.0, self.high - self.low))
         if math.isfinite(self.high):
@@ -208,9 +211,10 @@ class Space:
         return SimParams(base.env, inner, base.privatizer)
 
     # ------------------------------------------------------------------------------------------------ the range
-    def check(self, u) -> None:
-        """Raise the policy's (or the accountant's) ValueError where the point at u is refused."""
-        self.spec.with_points([self.point(np.array([u]), 0.5)])
+    def check(self, u, roundings=(0.5,)) -> None:
+        """Raise the policy's (or the accountant's) ValueError where a point at u is refused (an integer rounded
+        with each of ``roundings``)."""
+        self.spec.with_points([self.point(np.array([u]), r) for r in roundings])
 
     def cut(self, u0: float) -> None:
         """Cut the range of u to the values the policy accepts and the budget can be met at, by bisection between
@@ -218,8 +222,8 @@ class Space:
         def ok(u):
             with warnings.catch_warnings():  # a probe: the points simulated warn for themselves
                 warnings.simplefilter("ignore")
-                try:
-                    self.check(u)
+                try:  # an integer: both neighbours, which the smoothed estimator's random rounding reaches
+                    self.check(u, (0.0, 1.0 - 1e-9) if self.integer else (0.5,))
                     return True
                 except ValueError:
                     return False
@@ -234,7 +238,7 @@ class Space:
                 good, bad = (mid, bad) if ok(mid) else (good, mid)
             bounds[i] = good
         if bounds != list(self.bounds):
-            self.bounds = tuple(bounds)
+            self.bounds = self.cut_to = tuple(bounds)
             ends = [self.values(np.array([b]), 0.5 if self.integer else 0.0)[self.free] for b in bounds]
             self.range = ends
 
@@ -320,9 +324,11 @@ def _range(spec, free, integer, bounds):
 
 
 def resolve(env, policy, *, env_params, policy_params, policy_options, privatizer, privatizer_params, budget,
-            eta_budget, epsilon, delta, accounting, param, bounds, horizon, init):
+            eta_budget, epsilon, delta, accounting, param, bounds, horizon, init=None, start=True):
     """The resolved spec (once), its `Space`, the budget as requested (``None`` without one), the δ at which to
-    report a μ-GDP answer, and the start u0 (`jaxbandit.tuning.tune`'s arguments; every check before compiling)."""
+    report a μ-GDP answer, and, with ``start``, the start u0, checked, with the range of u cut to the values that
+    can be simulated (`Space.cut`; ``None`` without ``start``: `jaxbandit.tuning.grid` has no start).
+    `jaxbandit.tuning.tune`'s arguments; every check before compiling."""
     horizon = checks.positive_int("horizon", horizon)
     checks.known_name("accounting", accounting, ACCOUNTINGS)
     requested, report_delta = budget_of(budget, eta_budget, epsilon, delta)
@@ -340,6 +346,8 @@ def resolve(env, policy, *, env_params, policy_params, policy_options, privatize
     low, high = _range(spec, free, integer, bounds)
     in_notion = _in_notion(requested, pol.accountant, pol.name) if requested is not None else None
     space = Space(spec, free, integer, low, high, pol.accountant if requested is not None else None, in_notion)
+    if not start:
+        return spec, space, requested, report_delta, None
     if integer:
         if init is not None:
             checks.in_range("init", init, low, high)
