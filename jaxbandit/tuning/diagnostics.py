@@ -13,7 +13,7 @@ __all__ = ["UNIFORM_FRACTION", "CONVERGENCE_Z", "near_uniform", "convergence"]
 #: A point whose regret is this fraction of uniform play's, T·mean(Δ), or more is reported as playing
 #: (near-)uniformly.
 UNIFORM_FRACTION = 0.9
-#: A mean gradient this many standard errors from 0 over the last steps: the tuner has not converged.
+#: The tuner has not converged where its mean gradient over the last steps is this many standard errors from 0.
 CONVERGENCE_Z = 2.0
 
 # who plays (near-)uniformly, and why: the tuner's point (the budget forces it) or a frontier row (its start outlasts T)

@@ -62,12 +62,12 @@ class Tuned:
 
     @property
     def b(self):
-        """Deprecated: ``params["b"]``."""
+        """The tuned ``params["b"]``, deprecated for it (a DeprecationWarning says so)."""
         return self._deprecated("b")
 
     @property
     def c(self):
-        """Deprecated: ``params["c"]``."""
+        """The tuned ``params["c"]``, deprecated for it (a DeprecationWarning says so)."""
         return self._deprecated("c")
 
     def _deprecated(self, name):
