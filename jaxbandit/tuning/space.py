@@ -96,6 +96,9 @@ class Space:
       bounds: the range of u (cut to the values the policy accepts and the budget can be met at).
       accountant, budget: the policy's accountant and the budget in its notion, or ``None`` without a budget.
       calibrated: the parameter on the budget's boundary, or ``None`` without a budget.
+      names: ``(free, calibrated)``, or ``(free,)``: the parameters a point sets.
+      range: ``[low, high]`` as `jaxbandit.tuning.Tuned` records it (the ends of the cut range where `cut` cut it).
+      cut_to: the cut bounds of u, to which u is clipped, or ``None`` where nothing was cut.
     """
 
     spec: specs.Spec
