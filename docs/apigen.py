@@ -48,11 +48,13 @@ PAGES = [
      ["jaxbandit.theory", "jaxbandit.theory.base", "jaxbandit.theory.ldp_thompson",
       "jaxbandit.theory.private_thompson", "jaxbandit.theory.corrupt", "jaxbandit.theory.ftpl",
       "jaxbandit.theory.heavy_tailed", "jaxbandit.theory.linear"]),
-    ("tuning", "Gradients, tuning and the frontier", "Gradient estimators of the expected regret, the (b, c) tuner, "
-     "and which private algorithm at which ε.",
-     ["jaxbandit.gradients", "jaxbandit.tuning", "jaxbandit.frontiers", "jaxbandit.frontiers.catalogue",
-      "jaxbandit.frontiers.algorithm", "jaxbandit.frontiers.result", "jaxbandit.frontiers.driver",
-      "jaxbandit.comparison"]),
+    ("tuning", "Gradients, tuning and the frontier", "Gradient estimators of the expected regret, the tuner (any "
+     "policy's free parameter under its accountant's budget: modified Thompson sampling's (b, c), ...), and which "
+     "private algorithm at which ε.",
+     ["jaxbandit.gradients", "jaxbandit.tuning", "jaxbandit.tuning.space", "jaxbandit.tuning.descent",
+      "jaxbandit.tuning.grids", "jaxbandit.tuning.tuned", "jaxbandit.tuning.diagnostics", "jaxbandit.frontiers",
+       "jaxbandit.frontiers.catalogue", "jaxbandit.frontiers.algorithm", "jaxbandit.frontiers.result",
+       "jaxbandit.frontiers.driver", "jaxbandit.comparison"]),
     ("random", "Random numbers", "The key implementation and the exact Beta and Gamma samplers.",
      ["jaxbandit.random", "jaxbandit.random.threefry", "jaxbandit.random.samplers"]),
     ("plotting", "Plotting", "Figures from results, and the papers' bounds drawn on them.", ["jaxbandit.plotting"]),

@@ -79,8 +79,9 @@ def validate(instance, eta: float, s: dict, log=print) -> tuple[dict, tuning.Tun
     tuned = tuning.tune(name, runs=s["tune_runs"], steps=s["steps"], seed=TUNE_SEED, pilot=PILOT, **common)
     best = g.best()
     b_best, c_best = int(g.values[best]), g.params[best]["c"]
+    tuned_bc = (tuned.params["b"], tuned.params["c"])
     res = jb.sweep(name, "modified-thompson", env_params=env_params, policy_options=PAPER_DRAW,
-                   grid={("policy.b", "policy.c"): [(b_best, c_best), (tuned.b, tuned.c)]}, horizon=s["horizon"],
+                   grid={("policy.b", "policy.c"): [(b_best, c_best), tuned_bc]}, horizon=s["horizon"],
                    runs=s["eval_runs"], seed=EVAL_SEED, progress=False, record=np.array([s["horizon"]]))
     pseudo, realized = res.pseudo_regret[..., -1], res.regret[..., -1]  # (2, runs)
     diff = pseudo[1] - pseudo[0]
@@ -91,7 +92,7 @@ def validate(instance, eta: float, s: dict, log=print) -> tuple[dict, tuning.Tun
                  "fine_points": len(g.values) - len(coarse.values), "coarse_best_b": int(coarse.values[coarse.best()]),
                  "spacing_near_best": float(_spacing(g.values, g.best()))},
         "grid_best": {"b": b_best, "c": c_best, "grid_regret": float(g.mean[best]), "grid_se": float(g.se[best])},
-        "tuned": {"b": tuned.b, "c": tuned.c, "eta": tuned.eta, "epsilon": tuned.epsilon, "delta": tuned.delta,
+        "tuned": {"b": tuned_bc[0], "c": tuned_bc[1], "eta": tuned.eta, "epsilon": tuned.epsilon, "delta": tuned.delta,
                   "agent_steps": tuned.agent_steps, "seconds": tuned.seconds, "trace": tuned.trace},
         "fresh": {"runs": s["eval_runs"], "seed": EVAL_SEED,
                   "grid_best_pseudo": [float(pseudo[0].mean()), float(pseudo[0].std(ddof=1) / math.sqrt(len(diff)))],
@@ -103,7 +104,7 @@ def validate(instance, eta: float, s: dict, log=print) -> tuple[dict, tuning.Tun
     }
     ratio = row["fresh"]["tuned_pseudo"][0] / row["fresh"]["grid_best_pseudo"][0]
     row["fresh"]["ratio"] = ratio
-    log(f"{name} eta={eta:g}: grid best b={b_best} ({row['fresh']['grid_best_pseudo'][0]:.1f}), tuned b={tuned.b} "
+    log(f"{name} eta={eta:g}: grid best b={b_best} ({row['fresh']['grid_best_pseudo'][0]:.1f}), tuned b={tuned_bc[0]} "
         f"({row['fresh']['tuned_pseudo'][0]:.1f}), ratio {ratio:.4f}; agent-steps tuner {tuned.agent_steps:.3g} vs "
         f"grid {g.agent_steps:.3g}")
     return row, tuned, g

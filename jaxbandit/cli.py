@@ -500,10 +500,12 @@ def cmd_tune(args) -> int:
     if tuned.eta is not None:
         print(f"  privacy: eta = {tuned.eta:.6g}-GDP, (epsilon, delta) = ({tuned.epsilon:.6g}, {tuned.delta:.3g})-DP "
               f"({args.accounting} accounting)")
+    elif tuned.claim is not None:
+        print(f"  privacy: {tuned.claim.describe()}")
     print(f"  {tuned.agent_steps:.4g} agent-steps in {len(tuned.trace)} steps, {tuned.seconds:.1f} s")
     grid = None
     if args.grid_points:
-        values = _grid_values(tuned, args.grid_points)
+        values = tuning.grid_values(tuned, args.grid_points)
         grid = tuning.grid(**request, values=values, runs=args.grid_runs, seed=args.seed + 1)
         best = grid.best()
         print(f"  grid of {len(values)} values of {name}, {args.grid_runs} runs each: best {name} = "
@@ -555,18 +557,6 @@ def cmd_frontier(args) -> int:
         from jaxbandit import plotting
         plotting.save(plotting.frontier_figure(front), args.plot)
     return 0
-
-
-def _grid_values(tuned, points):
-    """``points`` values of the tuned parameter over its whole range: b log-spaced in [0, b_max] (integers),
-    a bounded parameter evenly in logit, a positive one log-spaced around the trajectory."""
-    c = tuned.config
-    if tuned.eta is not None:
-        b_max = c["range"][1]
-        return np.unique(np.round(np.expm1(np.linspace(0.0, np.log1p(b_max), points)))).astype(int)
-    xs = np.array([row[c["param"]] for row in tuned.trace])
-    return np.geomspace(xs.min() / 3, min(xs.max() * 3, 1.0 - 1e-6) if c["param"] == "epsilon" else xs.max() * 3,
-                        points)
 
 
 DEVICES_HELP = ("devices to shard the runs over: on a CPU host, N CPU devices (default: one per core); on a GPU or "
@@ -678,33 +668,38 @@ def build_parser() -> argparse.ArgumentParser:
     bd.set_defaults(fn=cmd_bounds)
 
     t = sub.add_parser("tune", help="tune a policy's parameters by gradient on the simulated regret",
-                       description="Tune modified-thompson's (b, c) under a privacy budget (c on the budget's "
-                                   "boundary), or one parameter of a policy (--param, no budget), by stochastic "
-                                   "gradient (optax Adam) on the simulated regret.")
+                       description="Tune a parameter of a policy by stochastic gradient (optax Adam) on the "
+                                   "simulated regret: under a privacy budget, a free parameter with the one the "
+                                   "policy's accountant calibrates on the budget's boundary (modified-thompson, the "
+                                   "default: b, with c = c*(b)); without one, the parameter --param names.")
     t.add_argument("--env", required=True, help="environment name (see `jaxbandit list`)")
     t.add_argument("--means", type=_number_list, help="comma-separated arm means (Bernoulli, Gaussian)")
     t.add_argument("--env-param", action="append", metavar="K=V", help="environment parameter, e.g. rates=0.1,1")
     t.add_argument("--policy", default="modified-thompson")
     t.add_argument("--policy-param", action="append", metavar="K=V", help="fixed parameters of the policy")
-    t.add_argument("--eta-budget", type=float, help="GDP budget eta (tunes b, with c = c*(b))")
+    t.add_argument("--eta-budget", type=float, help="GDP budget eta (modified-thompson: tunes b, with c = c*(b))")
     t.add_argument("--policy-option", action="append", metavar="K=V", help="a build-time option of the policy, e.g. "
                                                                           "release=float")
     t.add_argument("--budget-epsilon", type=float, metavar="EPSILON", help="(epsilon, delta) budget: epsilon (with "
                                                                            "--budget-delta)")
     t.add_argument("--budget-delta", type=float, metavar="DELTA", help="(epsilon, delta) budget: delta (with "
-                                                                       "--budget-epsilon)")
+                                                                       "--budget-epsilon; 0: pure epsilon-DP)")
     t.add_argument("--epsilon", type=float, help=argparse.SUPPRESS)  # deprecated: --budget-epsilon
     t.add_argument("--delta", type=float, help=argparse.SUPPRESS)    # deprecated: --budget-delta
     t.add_argument("--accounting", default="paper", help="paper: sqrt(T/(c(b+1))) (Lemma 5 of TS is itself DP); tight: "
                                                          "T-bN rounds, n >= max(b,1)")
-    t.add_argument("--param", help="the parameter to tune without a budget, e.g. epsilon of epsilon-greedy")
+    t.add_argument("--param", help="the parameter to tune: under a budget a free one (default: the one the "
+                                   "accountant leaves free, or the policy's only tunable one), else any, e.g. "
+                                   "epsilon of epsilon-greedy")
     t.add_argument("--horizon", type=_integer, required=True, help="T (1e5 style accepted)")
     t.add_argument("--runs", type=_integer, default=32, help="runs per simulated point per step (default 32)")
     t.add_argument("--steps", type=_integer, default=40, help="optimisation steps (default 40)")
     t.add_argument("--seed", type=_integer, default=0)
     t.add_argument("--estimator", default="smoothed", help="smoothed (default) or score")
-    t.add_argument("--sigma", type=float, default=0.15, help="smoothing half-width in log(b+1) (default 0.15)")
-    t.add_argument("--learning-rate", type=float, default=0.25, help="Adam step in log(b+1) (default 0.25)")
+    t.add_argument("--sigma", type=float, default=0.15, help="smoothing half-width in the parameter's coordinate, "
+                                                              "log(b+1) for b (default 0.15)")
+    t.add_argument("--learning-rate", type=float, default=0.25, help="Adam step in the parameter's coordinate "
+                                                                     "(default 0.25)")
     t.add_argument("--init", type=float, help="starting b (or parameter value)")
     t.add_argument("--grid-points", type=_integer, default=0,
                    help="also simulate a grid of this many values (for the plot and the comparison)")

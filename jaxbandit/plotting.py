@@ -201,21 +201,22 @@ def mark_invisible_legend_entries(fig) -> list:
 def tuning_figure(tuned, grid=None, title=None, tuned_regret=None):
     """The optimisation trajectory of `jaxbandit.tune` drawn over the grid's regret curve.
 
-    Left: the whole range of the tuned parameter (b on a log(b + 1) axis, c on the budget's boundary) with the
-    grid's mean regret (``grid``: a `jaxbandit.tuning.Grid`) and the regret estimate at each step's point. Middle: the
-    same near the optimum, with the grid's ±2 SE band, its best point and the tuned value (``tuned_regret``
-    ``(mean, se)``: the tuned point's regret on fresh seeds, drawn with ±2 SE). Right: the parameter against the
-    step."""
+    Left: the whole range of the tuned parameter (an integer, b, on a log(b + 1) axis; under a budget the calibrated
+    parameter, c, on the budget's boundary) with the grid's mean regret (``grid``: a `jaxbandit.tuning.Grid`) and
+    the regret estimate at each step's point. Middle: the same near the optimum, with the grid's ±2 SE band, its
+    best point and the tuned value (``tuned_regret`` ``(mean, se)``: the tuned point's regret on fresh seeds, drawn
+    with ±2 SE). Right: the parameter against the step."""
     name = tuned.config["param"]
     trace = tuned.trace
     x = np.array([row[name] for row in trace])
     y = np.array([row["regret"] for row in trace])
     step = np.arange(1, len(trace) + 1)
-    budget = tuned.eta is not None
-    shift = 1.0 if budget else 0.0  # b on a log(b + 1) axis
     final = tuned.params[name]
+    integer = isinstance(final, int)  # an integer (b) on a log(b + 1) axis
+    shift = 1.0 if integer else 0.0
+    calibrated = [k for k in tuned.params if k != name]  # under a budget: the one on its boundary (c)
     positive = grid is None or np.all(grid.values > 0)
-    logx = budget or (positive and (grid is None or grid.values.max() / grid.values.min() > 50))
+    logx = integer or (positive and (grid is None or grid.values.max() / grid.values.min() > 50))
     fig, (ax, zoom, ax2) = plt.subplots(1, 3, figsize=(16, 4.6), gridspec_kw={"width_ratios": [1, 1.25, 0.8]})
     # the zoom: the second half of the trajectory, the answer and the grid's best
     zx = np.concatenate([x[len(x) // 2:], [final]] + ([grid.values[[grid.best()]]] if grid is not None else [])) + shift
@@ -232,7 +233,9 @@ def tuning_figure(tuned, grid=None, title=None, tuned_regret=None):
         if logx:
             panel.set_xscale("log")
             panel.xaxis.set_minor_formatter(plt.NullFormatter())  # minor labels overlap on a short log range
-        panel.set_xlabel(f"{name} + 1 (log axis; c = c*(b) on the budget's boundary)" if budget else name)
+        on_boundary = "".join(f"; {k} = {k}*({name}) on the budget's boundary" for k in calibrated)
+        panel.set_xlabel(f"{name} + 1 (log axis{on_boundary})" if integer else
+                         f"{name} ({on_boundary[2:]})" if calibrated else name)
         panel.set_ylabel("pseudo-regret at T (mean ± 2 SE)")
         panel.grid(alpha=0.3)
     ax.axvspan(lo, hi, color="C1", alpha=0.12, lw=0, label="range of the middle panel")
@@ -249,7 +252,7 @@ def tuning_figure(tuned, grid=None, title=None, tuned_regret=None):
                   label=f"grid best: {name} = {grid.values[best]:.4g}", zorder=4)
         inside = (grid.values + shift >= lo) & (grid.values + shift <= hi)
         ys += [grid.mean[inside] - BAND_Z * grid.se[inside], grid.mean[inside] + BAND_Z * grid.se[inside]]
-    final_label = f"tuned: {name} = {final:.4g}" + (f", c = {tuned.params['c']:.4g}" if budget else "")
+    final_label = f"tuned: {name} = {final:.4g}" + "".join(f", {k} = {tuned.params[k]:.4g}" for k in calibrated)
     if tuned_regret is not None:
         zoom.errorbar(final + shift, tuned_regret[0], yerr=BAND_Z * tuned_regret[1], fmt="*", ms=14, color="C3",
                       zorder=5, label=final_label + " (fresh seeds)")
@@ -273,8 +276,13 @@ def tuning_figure(tuned, grid=None, title=None, tuned_regret=None):
     ax2.legend(fontsize=8)
     if title is None:
         c = tuned.config
-        setting = (f"GDP budget η = {tuned.config['eta_budget']:.4g} ({c['accounting']} accounting)" if budget
-                   else f"tuning {name}")
+        if c["eta_budget"] is not None:
+            setting = f"GDP budget η = {c['eta_budget']:.4g} ({c['accounting']} accounting)"
+        elif c["budget_epsilon"] is not None:
+            setting = f"budget ε = {c['budget_epsilon']:.4g}" + (f", δ = {c['budget_delta']:.3g}" if c["budget_delta"]
+                                                                 else "")
+        else:
+            setting = f"tuning {name}"
         title = f"{c['policy']} on {c['env']}, {setting}, T = {c['horizon']}"
     fig.suptitle(f"{title}\n{tuned.config['estimator']} gradient, Adam, {len(trace)} steps, "
                  f"{tuned.agent_steps:.3g} agent-steps", fontsize=11)

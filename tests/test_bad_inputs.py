@@ -88,7 +88,7 @@ def test_devices_beyond_what_exists_are_refused_in_python_and_the_cli(capsys):
 def test_a_budget_that_forces_uniform_play_is_said():
     with pytest.warns(UserWarning, match=r"plays \(near-\)uniformly: its regret .* of uniform play's"):
         tuned = jb.tune("bernoulli", env_params={"means": [0.9, 0.1]}, eta_budget=1e-9, horizon=200, runs=4, steps=2)
-    assert tuned.c > 1e15 and tuned.warnings and "uniform" in tuned.warnings[0]
+    assert tuned.params["c"] > 1e15 and tuned.warnings and "uniform" in tuned.warnings[0]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a budget that leaves room to learn says nothing
         assert not jb.tune("bernoulli", env_params={"means": [0.9, 0.1]}, eta_budget=5.0, horizon=200, runs=4,

@@ -15,9 +15,9 @@ from jaxbandit import spec as specs
 from jaxbandit.accounting.accountants import Budget
 from jaxbandit.simulation import MAX_SEED, run_spec
 from jaxbandit.frontiers.catalogue import SCOPE_OF, instance_of, moment_params
+from jaxbandit.tuning.diagnostics import near_uniform
 
 QUANTILES = (0.1, 0.5, 0.9)  # the regret quantiles a row reports
-UNIFORM_FRACTION = 0.9  # a point whose regret is this close to uniform play's is warned of
 
 
 def _budget(alg, level, delta) -> Budget:
@@ -152,10 +152,9 @@ def run_algorithm(alg, env, env_params, levels, delta, horizon, runs, tuning_run
         eps, dlt = ((claim.epsilon_at(delta), delta) if claim.epsilon is None else (claim.epsilon, claim.delta))
         x = final[i]
         warned = list(warns.get(level, []))
-        uniform = horizon * float(np.mean(np.max(means) - means))
-        if x.mean() >= UNIFORM_FRACTION * uniform:
-            warned.append(f"it plays (near-)uniformly up to T: its regret is {x.mean() / uniform:.0%} of uniform "
-                          "play's (T·mean gap); its first phase or start pulls outlast this horizon")
+        uniformly = near_uniform(float(x.mean()), means, horizon, "evaluated")
+        if uniformly:
+            warned.append(uniformly)
         rows.append({"algorithm": alg.name, "family": alg.trust, "notion": claim.notion, "scope": claim.scope,
                      "claim": claim.describe(), "epsilon": eps, "delta": dlt, "mu": claim.mu, "level": level,
                      "meets": bool(claim.meets(budget) and claim.scope == SCOPE_OF[alg.trust]),
