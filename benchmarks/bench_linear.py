@@ -31,39 +31,49 @@ def cz_instances(rng, runs, K, d):
     return X.astype(np.float32), theta.astype(np.float32)
 
 
+def numpy_step(policy, X, means, rng, stats, log_inv_delta, ridge=1.0, noise_scale=0.5, theta_bound=1.0,
+               scale=0.5):
+    """One step of LinUCB (OFUL's width) or linear TS (constant scale) for every run at once, on features X (runs, K,
+    d) with mean rewards ``means`` (runs, K): chooses, draws the Bernoulli reward, and updates ``stats`` = (V⁻¹, Σ r x,
+    log det V / V_0) in place (Sherman–Morrison, determinant lemma). Returns each run's pseudo-regret of the step."""
+    vinv, xr, logdet = stats
+    runs, K, d = X.shape
+    idx = np.arange(runs)
+    theta_hat = np.einsum("rij,rj->ri", vinv, xr)
+    if policy == "linucb":
+        norms = np.sqrt(np.maximum(np.einsum("rki,rij,rkj->rk", X, vinv, X), 0))
+        beta = noise_scale * np.sqrt(2 * log_inv_delta + logdet) + np.sqrt(ridge) * theta_bound
+        index = np.einsum("rkd,rd->rk", X, theta_hat) + beta[:, None] * norms
+    else:
+        z = rng.standard_normal((runs, d)).astype(np.float32)
+        sample = theta_hat + scale * np.einsum("rij,rj->ri", np.linalg.cholesky(vinv), z)
+        index = np.einsum("rkd,rd->rk", X, sample)
+    arm = np.argmax(index + 1e-7 * rng.random((runs, K)), axis=1)  # ties broken at random
+    x = X[idx, arm]
+    reward = (rng.random(runs) < means[idx, arm]).astype(np.float32)
+    vx = np.einsum("rij,rj->ri", vinv, x)
+    q = np.einsum("ri,ri->r", x, vx)
+    vinv -= np.einsum("ri,rj->rij", vx, vx) / (1 + q)[:, None, None]
+    vinv[:] = 0.5 * (vinv + np.swapaxes(vinv, 1, 2))
+    xr += reward[:, None] * x
+    logdet += np.log1p(q)
+    return means.max(axis=1) - means[idx, arm]
+
+
 def numpy_linear(policy, K, d, runs, horizon, seed=0, ridge=1.0, noise_scale=0.5, theta_bound=1.0, scale=0.5):
     """LinUCB (OFUL's width, δ = 1/T) or linear TS (constant scale) for ``runs`` runs at once; returns the final
     pseudo-regret of each run."""
     rng = np.random.default_rng(seed)
     X, theta = cz_instances(rng, runs, K, d)
     means = np.einsum("rkd,rd->rk", X, theta)
-    best = means.max(axis=1)
     vinv = np.broadcast_to(np.eye(d, dtype=np.float32) / ridge, (runs, d, d)).copy()
     xr = np.zeros((runs, d), np.float32)
     logdet = np.zeros(runs, np.float32)
     regret = np.zeros(runs)
-    idx = np.arange(runs)
     log_inv_delta = np.log(horizon)
     for _ in range(horizon):
-        theta_hat = np.einsum("rij,rj->ri", vinv, xr)
-        if policy == "linucb":
-            norms = np.sqrt(np.maximum(np.einsum("rki,rij,rkj->rk", X, vinv, X), 0))
-            beta = noise_scale * np.sqrt(2 * log_inv_delta + logdet) + np.sqrt(ridge) * theta_bound
-            index = np.einsum("rkd,rd->rk", X, theta_hat) + beta[:, None] * norms
-        else:
-            z = rng.standard_normal((runs, d)).astype(np.float32)
-            sample = theta_hat + scale * np.einsum("rij,rj->ri", np.linalg.cholesky(vinv), z)
-            index = np.einsum("rkd,rd->rk", X, sample)
-        arm = np.argmax(index + 1e-7 * rng.random((runs, K)), axis=1)  # ties broken at random
-        x = X[idx, arm]
-        reward = (rng.random(runs) < means[idx, arm]).astype(np.float32)
-        regret += best - means[idx, arm]
-        vx = np.einsum("rij,rj->ri", vinv, x)
-        q = np.einsum("ri,ri->r", x, vx)
-        vinv -= np.einsum("ri,rj->rij", vx, vx) / (1 + q)[:, None, None]
-        vinv = 0.5 * (vinv + np.swapaxes(vinv, 1, 2))
-        xr += reward[:, None] * x
-        logdet += np.log1p(q)
+        regret += numpy_step(policy, X, means, rng, (vinv, xr, logdet), log_inv_delta, ridge, noise_scale,
+                             theta_bound, scale)
     return regret
 
 

@@ -19,6 +19,8 @@ import time
 
 import numpy as np
 
+from bench_linear import numpy_step
+
 
 
 def theta_of(dim: int) -> np.ndarray:
@@ -33,35 +35,15 @@ def numpy_sphere(policy, K, d, runs, horizon, seed=0, ridge=1.0, noise_scale=0.5
     steps. ``delta_horizon``: the T of δ = 1/T (default ``horizon``)."""
     rng = np.random.default_rng(seed)
     theta = theta_of(d)
-    vinv = np.broadcast_to(np.eye(d, dtype=np.float32) / ridge, (runs, d, d)).copy()
-    xr = np.zeros((runs, d), np.float32)
-    logdet = np.zeros(runs, np.float32)
+    stats = (np.broadcast_to(np.eye(d, dtype=np.float32) / ridge, (runs, d, d)).copy(), np.zeros((runs, d), np.float32),
+             np.zeros(runs, np.float32))
     regret = np.zeros(runs)
-    idx = np.arange(runs)
     log_inv_delta = np.log(delta_horizon or horizon)
     for _ in range(horizon):
         X = rng.standard_normal((runs, K, d)).astype(np.float32)
         X /= np.linalg.norm(X, axis=-1, keepdims=True)
         means = 1 / (1 + np.exp(-(X @ theta)))
-        theta_hat = np.einsum("rij,rj->ri", vinv, xr)
-        if policy == "linucb":
-            norms = np.sqrt(np.maximum(np.einsum("rki,rij,rkj->rk", X, vinv, X), 0))
-            beta = noise_scale * np.sqrt(2 * log_inv_delta + logdet) + np.sqrt(ridge) * theta_bound
-            index = np.einsum("rkd,rd->rk", X, theta_hat) + beta[:, None] * norms
-        else:
-            z = rng.standard_normal((runs, d)).astype(np.float32)
-            sample = theta_hat + scale * np.einsum("rij,rj->ri", np.linalg.cholesky(vinv), z)
-            index = np.einsum("rkd,rd->rk", X, sample)
-        arm = np.argmax(index + 1e-7 * rng.random((runs, K)), axis=1)  # ties broken at random
-        x = X[idx, arm]
-        regret += means.max(axis=1) - means[idx, arm]
-        reward = (rng.random(runs) < means[idx, arm]).astype(np.float32)
-        vx = np.einsum("rij,rj->ri", vinv, x)
-        q = np.einsum("ri,ri->r", x, vx)
-        vinv -= np.einsum("ri,rj->rij", vx, vx) / (1 + q)[:, None, None]
-        vinv = 0.5 * (vinv + np.swapaxes(vinv, 1, 2))
-        xr += reward[:, None] * x
-        logdet += np.log1p(q)
+        regret += numpy_step(policy, X, means, rng, stats, log_inv_delta, ridge, noise_scale, theta_bound, scale)
     return regret
 
 
