@@ -36,7 +36,7 @@ from jaxbandit import checks
 from jaxbandit import spec as specs
 from jaxbandit.simulation import MAX_SEED, final_state, run_spec
 from jaxbandit.spec import Spec
-from jaxbandit.types import Policy, SimParams, summarize
+from jaxbandit.types import Policy, SimParams, summarize, with_fields
 
 __all__ = ["Gradient", "score_gradient", "smoothed_gradient", "final_regret"]
 
@@ -218,8 +218,7 @@ def score_gradient(env, policy=None, privatizer=None, *, at: Mapping[str, float]
     else:
         beta = float(at[integer])
         lows = [{**at, integer: math.floor(beta)}, {**at, integer: math.floor(beta) + 1}]
-    points = [params._replace(policy=params.policy._replace(
-        **{k: jnp.asarray(v, getattr(params.policy, k).dtype) for k, v in values.items()})) for values in lows]
+    points = [params._replace(policy=with_fields(params.policy, values)) for values in lows]
     points = spec.with_points(points).points
     # the baseline B(t): pilot runs at the first point, on keys no estimation run uses
     pilot_seed = (seed + 0x9E3779B9) % (MAX_SEED + 1)

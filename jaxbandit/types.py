@@ -301,3 +301,14 @@ class Simulator(NamedTuple):
 
     def __repr__(self) -> str:
         return f"Simulator({self.name!r})"
+
+
+def with_fields(params, values, *, host: bool = False):
+    """``params`` (a parameters NamedTuple) with ``values`` ({field: value}) set, each cast to the dtype of the value
+    it replaces, so that a tuned, swept or calibrated value never changes a traced dtype (nor forces a compilation):
+    JAX arrays (traceable), or with ``host=True`` NumPy arrays for host-side bookkeeping. The one place the tuner,
+    the gradient estimators, the accountants' calibration and the frontier set parameters."""
+    if host:
+        return params._replace(**{k: np.asarray(v, np.asarray(getattr(params, k)).dtype) for k, v in values.items()})
+    import jax.numpy as jnp
+    return params._replace(**{k: jnp.asarray(v, jnp.asarray(getattr(params, k)).dtype) for k, v in values.items()})

@@ -204,3 +204,15 @@ def test_step_random_noise_is_the_former_name_of_drawn():
     assert rng.drawn is rng[1]
     with pytest.warns(DeprecationWarning, match="drawn"):
         assert rng.noise is rng.drawn
+
+
+def test_with_fields_keeps_each_fields_dtype():
+    """`types.with_fields`, the one setter of tuned, swept or calibrated parameters: each value takes the dtype of the
+    one it replaces (an int32 b stays int32, a float32 c float32), as a JAX or (``host=True``) a NumPy array."""
+    from jaxbandit.types import with_fields
+    _, params = policies.make("modified-thompson", 3, b=2, c=1.5)
+    new = with_fields(params, {"b": 7.0, "c": 0.1})
+    assert new.b.dtype == params.b.dtype and new.c.dtype == params.c.dtype and int(new.b) == 7
+    assert float(new.c) == float(np.float32(0.1)) and isinstance(new.c, jax.Array)
+    host = with_fields(params, {"c": 0.1}, host=True)
+    assert isinstance(host.c, np.ndarray) and host.c.dtype == np.asarray(params.c).dtype

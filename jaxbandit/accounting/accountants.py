@@ -307,10 +307,9 @@ class Accountant:
 
 
 def _replace(params, values: dict):
-    """``params`` (a NamedTuple) with fields replaced, each in its field's dtype."""
-    import jax.numpy as jnp
-    fields = {k: jnp.asarray(v, jnp.asarray(getattr(params, k)).dtype) for k, v in values.items()}
-    return params._replace(**fields)
+    """``params`` (a NamedTuple) with fields replaced, each in its field's dtype (`jaxbandit.types.with_fields`)."""
+    from jaxbandit.types import with_fields
+    return with_fields(params, values)
 
 
 def pure_dp(epsilon_of_params: Callable, *, notion: str = "pure-dp", scope: str = "run", protects: str,

@@ -16,6 +16,7 @@ from jaxbandit.accounting.accountants import Budget
 from jaxbandit.simulation import MAX_SEED, run_spec
 from jaxbandit.frontiers.catalogue import SCOPE_OF, instance_of, moment_params
 from jaxbandit.tuning.diagnostics import near_uniform
+from jaxbandit.types import with_fields
 
 QUANTILES = (0.1, 0.5, 0.9)  # the regret quantiles a row reports
 
@@ -104,8 +105,7 @@ def run_algorithm(alg, env, env_params, levels, delta, horizon, runs, tuning_run
         candidates = {}
         for level in levels:
             for values in grid:
-                base = spec.params._replace(policy=spec.params.policy._replace(
-                    **{k: np.asarray(v, np.asarray(getattr(spec.params.policy, k)).dtype) for k, v in values.items()}))
+                base = spec.params._replace(policy=with_fields(spec.params.policy, values, host=True))
                 point = _calibrated_point(alg, spec, base, level, delta, given, why)
                 if point is not None:
                     candidates.setdefault(level, []).append((values, point))
@@ -205,9 +205,7 @@ def _tune_gradient(alg, spec, env, env_params, levels, delta, horizon, tuning_ru
             except ValueError:
                 continue
         values = {free: tuned.params[free], calibrated: tuned.params[calibrated]}
-        dtype = {k: np.asarray(getattr(spec.params.policy, k)).dtype for k in values}
-        point = spec.params._replace(policy=spec.params.policy._replace(
-            **{k: np.asarray(v, dtype[k]) for k, v in values.items()}))
+        point = spec.params._replace(policy=with_fields(spec.params.policy, values, host=True))
         chosen[level] = bind_point(spec, point)
         how[level] = {"method": "gradient", "parameter": free, "steps": tuning_steps, "runs": tuning_runs,
                       "pilot": tuned.config["pilot"], "trace": [round(row[free], 3) for row in tuned.trace],

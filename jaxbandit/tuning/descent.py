@@ -23,6 +23,7 @@ from jaxbandit.simulation import MAX_SEED
 from jaxbandit.tuning import diagnostics
 from jaxbandit.tuning.space import resolve
 from jaxbandit.tuning.tuned import Tuned
+from jaxbandit.types import with_fields
 
 __all__ = ["tune", "ESTIMATORS"]
 
@@ -153,7 +154,7 @@ def tune(env, policy="modified-thompson", *, env_params: Mapping | None = None, 
     if not convergence["converged"]:
         warned.append(diagnostics.not_converged(convergence, space, steps, learning_rate))
     if space.budget is not None:  # the claim of the answer, from the policy's accountant (float64)
-        answer = base.policy._replace(**{k: jnp.asarray(v, getattr(base.policy, k).dtype) for k, v in params.items()})
+        answer = with_fields(base.policy, params)
         claim = pol_o.accountant.guarantee(answer, horizon, K, component=pol_o.name)
         if claim.notion == "gdp":
             dlt = 1e-6 if report_delta is None else report_delta

@@ -43,7 +43,7 @@ from jaxbandit import spec as specs
 from jaxbandit.accounting import gdp
 from jaxbandit.accounting.accountants import Budget
 from jaxbandit.policies.thompson import ACCOUNTINGS
-from jaxbandit.types import SimParams
+from jaxbandit.types import SimParams, with_fields
 
 __all__ = ["Space", "resolve", "budget_of"]
 
@@ -208,7 +208,7 @@ class Space:
         takes)."""
         base = self.spec.params
         values = self.values(u, rounding)
-        inner = base.policy._replace(**{k: jnp.asarray(v, getattr(base.policy, k).dtype) for k, v in values.items()})
+        inner = with_fields(base.policy, values)
         if self.calibrated is not None:  # stored inside its open range, as `Accountant.calibrate` stores it
             inner = self.accountant._inside(inner)
         return SimParams(base.env, inner, base.privatizer)
