@@ -198,17 +198,25 @@ def final_state(spec: Spec, runs: int, seed: int) -> EngineState:
     gradient estimators' and the tuner's evaluation, without chunks or progress."""
     times = spec.record_times
     slots = record_slots(times)
-    keys = jnp.tile(run_keys(seed, runs), len(spec.points))
-    params = spec.stacked(runs)
-    state = init_state(spec.policy, params, spec.env.num_arms, len(times), slots, num_runs=len(spec.points) * runs,
+    num = len(spec.points) * runs
+    pad = -num % LANES  # as the drivers pad (LANES): each run's numbers as in `sweep`
+    keys = _pad_keys(jnp.tile(run_keys(seed, runs), len(spec.points)), pad)
+    params = _pad_runs(spec.stacked(runs), pad)
+    state = init_state(spec.policy, params, spec.env.num_arms, len(times), slots, num_runs=num + pad,
                        per_step_regret=spec.env.means is None)
     rec = jnp.asarray(times, jnp.int32)
     for steps, blocks in block_plan(spec.horizon):
         state = make_advance(spec.env, spec.policy, spec.privatizer, steps, slots)(state, np.int32(blocks), keys,
                                                                                    params, rec)
-    return state
+    return _state_runs(state, lambda tree: jax.tree.map(lambda x: x[..., :num], tree))
 
 
+# Every device's batch of runs is padded to a multiple of LANES (copies of the last run, simulated and dropped).
+# XLA's CPU code computes the last runs of a batch that is not a multiple of its vector width in a scalar remainder
+# loop, whose rounding can differ from the vector loop's (found in the linear policies' batched products: the last
+# 4 runs of a device's 100 differed from the same runs among 200), so a run's numbers depended on how many runs
+# shared its device. 16 float32 lanes cover AVX2 (8) and AVX-512 (16).
+LANES = 16
 MAX_SEED = 2 ** 32 - 1  # JAX keys a seed by its low 32 bits unless x64 is on: larger seeds would repeat smaller ones
 
 
@@ -368,7 +376,7 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
     total_blocks = -(-horizon // BLOCK)  # the whole blocks and the tail
     mesh = device_mesh(devices)
     shared = sharding.spans_processes(mesh)  # the runs split across processes: every step is taken together
-    pad = 0 if mesh is None else -num % mesh.size
+    pad = -num % (LANES * (1 if mesh is None else mesh.size))  # every device's batch a multiple of LANES
     quiet = shared and jax.process_index() != 0  # one progress bar and time estimate: process 0's
     if quiet:
         progress = False
@@ -500,10 +508,10 @@ def _run_in_one_piece(spec: Spec, params: SimParams, keys, describe, mesh):
     so the numbers do not depend on the devices."""
     num = len(keys)
     t0, c0 = time.perf_counter(), compilation_cache.compile_seconds()
+    pad = -num % (LANES * (1 if mesh is None else mesh.size))  # every device's batch a multiple of LANES
+    keys, params = _pad_keys(keys, pad), _pad_runs(params, pad)
     if mesh is not None:
-        pad = -num % mesh.size
-        keys = _pad_keys(keys, pad)
-        params = sharding.place(_pad_runs(params, pad), mesh, batch_spec)
+        params = sharding.place(params, mesh, batch_spec)
         keys = sharding.place(keys, mesh, lambda x: jax.sharding.PartitionSpec(RUNS_AXIS))
     trace = _compiled_in_one_piece(spec, mesh)(keys, params)
     trace = jax.tree.map(lambda x: x[:num], trace)
