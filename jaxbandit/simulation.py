@@ -173,7 +173,8 @@ def run_spec(spec: Spec, *, runs: int, seed: int = 0, chunk_steps: int | None = 
         return f"run {r}" + (f" at {at}" if at else "")
 
     if not spec.simulator.chunked:
-        return to_results(*_run_in_one_piece(spec, params, keys, describe, None if sharding.spans_processes(mesh) else mesh))
+        one_process = None if sharding.spans_processes(mesh) else mesh
+        return to_results(*_run_in_one_piece(spec, params, keys, describe, one_process))
     out = run_engine(spec.env, spec.policy, spec.privatizer, params, keys, horizon, times, chunk_steps=chunk_steps,
                      progress=progress, checkpoint=checkpoint, fingerprint=fingerprint, describe=describe,
                      unroll=unroll, devices=devices, callback=None if callback is None else
@@ -199,7 +200,7 @@ def final_state(spec: Spec, runs: int, seed: int) -> EngineState:
     times = spec.record_times
     slots = record_slots(times)
     num = len(spec.points) * runs
-    pad = -num % LANES  # as the drivers pad (LANES): each run's numbers as in `sweep`
+    pad = _padding(num)  # as the drivers pad: each run's numbers as in `sweep`
     keys = _pad_keys(jnp.tile(run_keys(seed, runs), len(spec.points)), pad)
     params = _pad_runs(spec.stacked(runs), pad)
     state = init_state(spec.policy, params, spec.env.num_arms, len(times), slots, num_runs=num + pad,
@@ -217,6 +218,12 @@ def final_state(spec: Spec, runs: int, seed: int) -> EngineState:
 # 4 runs of a device's 100 differed from the same runs among 200), so a run's numbers depended on how many runs
 # shared its device. 16 float32 lanes cover AVX2 (8) and AVX-512 (16).
 LANES = 16
+
+
+def _padding(num: int, mesh=None) -> int:
+    """How many copies of the last run make every device's batch (all ``num`` runs on one device where ``mesh`` is
+    None) a multiple of `LANES`."""
+    return -num % (LANES * (1 if mesh is None else mesh.size))
 MAX_SEED = 2 ** 32 - 1  # JAX keys a seed by its low 32 bits unless x64 is on: larger seeds would repeat smaller ones
 
 
@@ -376,7 +383,7 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
     total_blocks = -(-horizon // BLOCK)  # the whole blocks and the tail
     mesh = device_mesh(devices)
     shared = sharding.spans_processes(mesh)  # the runs split across processes: every step is taken together
-    pad = -num % (LANES * (1 if mesh is None else mesh.size))  # every device's batch a multiple of LANES
+    pad = _padding(num, mesh)
     quiet = shared and jax.process_index() != 0  # one progress bar and time estimate: process 0's
     if quiet:
         progress = False
@@ -508,7 +515,7 @@ def _run_in_one_piece(spec: Spec, params: SimParams, keys, describe, mesh):
     so the numbers do not depend on the devices."""
     num = len(keys)
     t0, c0 = time.perf_counter(), compilation_cache.compile_seconds()
-    pad = -num % (LANES * (1 if mesh is None else mesh.size))  # every device's batch a multiple of LANES
+    pad = _padding(num, mesh)
     keys, params = _pad_keys(keys, pad), _pad_runs(params, pad)
     if mesh is not None:
         params = sharding.place(params, mesh, batch_spec)
