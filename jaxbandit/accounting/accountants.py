@@ -238,7 +238,7 @@ class Accountant:
         guarantee still meets ``budget`` (a `Budget`), as stored in the parameter's dtype (moved by ulps towards
         privacy where rounding would leave the budget). ValueError where no value in its range meets it."""
         values = self.boundary_values(params, horizon, num_arms, budget)
-        calibrated = self._inside(_replace(params, values))
+        calibrated = self.within_range(_replace(params, values))
         for _ in range(64):
             if self.guarantee(calibrated, horizon, num_arms).meets(budget):
                 return calibrated
@@ -255,7 +255,7 @@ class Accountant:
             return dict(self.boundary(budget, params, int(horizon), int(num_arms)))
         return {self.calibrated: self._bisect(params, horizon, num_arms, budget)}
 
-    def _inside(self, params):
+    def within_range(self, params):
         """``params`` with the calibrated parameter moved by ulps into its open range where storing it in its dtype
         put it on an end (a boundary 1 + 1e-9 stored in float32 is 1)."""
         value = np.asarray(getattr(params, self.calibrated))

@@ -210,7 +210,7 @@ class Space:
         values = self.values(u, rounding)
         inner = with_fields(base.policy, values)
         if self.calibrated is not None:  # stored inside its open range, as `Accountant.calibrate` stores it
-            inner = self.accountant._inside(inner)
+            inner = self.accountant.within_range(inner)
         return SimParams(base.env, inner, base.privatizer)
 
     # ------------------------------------------------------------------------------------------------ the range
