@@ -25,7 +25,7 @@ PAGES = [
      ["jaxbandit.policies", "jaxbandit.policies.common", "jaxbandit.policies.thompson", "jaxbandit.policies.ucb",
       "jaxbandit.policies.greedy", "jaxbandit.policies.elimination", "jaxbandit.policies.corrupt",
       "jaxbandit.policies.dp_ucb", "jaxbandit.policies.ftpl", "jaxbandit.policies.robust",
-      "jaxbandit.policies.linear", "jaxbandit.policies.phased"]),
+      "jaxbandit.policies.linear", "jaxbandit.policies.private_linear", "jaxbandit.policies.phased"]),
     ("envs", "Environments", "Reward families by inverse CDF of one shared uniform, mixtures, heavy tails, "
               "the linear (contextual) bandit.",
      ["jaxbandit.envs", "jaxbandit.envs.distributions", "jaxbandit.envs.tails", "jaxbandit.envs.linear"]),
@@ -33,7 +33,7 @@ PAGES = [
      ["jaxbandit.privatizers", "jaxbandit.privatizers.bernoulli", "jaxbandit.privatizers.randomized_response"]),
     ("mechanisms", "Mechanisms", "The run-time privacy mechanisms the policies and privatizers are built from.",
      ["jaxbandit.mechanisms", "jaxbandit.mechanisms.laplace", "jaxbandit.mechanisms.normal",
-      "jaxbandit.mechanisms.releases", "jaxbandit.mechanisms.counters", "jaxbandit.mechanisms.truncated_mean", "jaxbandit.mechanisms.perturbations",
+      "jaxbandit.mechanisms.releases", "jaxbandit.mechanisms.counters", "jaxbandit.mechanisms.gram", "jaxbandit.mechanisms.truncated_mean", "jaxbandit.mechanisms.perturbations",
       "jaxbandit.mechanisms.bernoulli", "jaxbandit.mechanisms.randomized_response",
       "jaxbandit.mechanisms.noisy_max"]),
     ("accounting", "Accounting", "Every privacy claim: the accountant interface, privacy profiles and their "
@@ -47,7 +47,7 @@ PAGES = [
     ("theory", "Bounds", "Every regret and pull bound of the five papers as a function (see the bounds page).",
      ["jaxbandit.theory", "jaxbandit.theory.base", "jaxbandit.theory.ldp_thompson",
       "jaxbandit.theory.private_thompson", "jaxbandit.theory.corrupt", "jaxbandit.theory.ftpl",
-      "jaxbandit.theory.heavy_tailed", "jaxbandit.theory.linear"]),
+      "jaxbandit.theory.heavy_tailed", "jaxbandit.theory.linear", "jaxbandit.theory.private_linear"]),
     ("tuning", "Gradients, tuning and the frontier", "Gradient estimators of the expected regret, the tuner (any "
      "policy's free parameter under its accountant's budget: modified Thompson sampling's (b, c), ...), and which "
      "private algorithm at which ε.",

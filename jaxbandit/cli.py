@@ -296,10 +296,16 @@ def cmd_privacy(args) -> int:
             raise ValueError("--policy-option and --tight apply to --policy")
         name, kind, given = args.privatizer, "privatizer", _key_values(args.privatizer_param, "--privatizer-param")
         options = None
-    claim, params = components.claim(kind, name, horizon=horizon, num_arms=num_arms, params=given, options=options)
-    extra = {"options": dict(policies.get(name, num_arms, **options).options)} if kind == "policy" else {}
+    dim = checks.positive_int("dim", args.dim) if args.dim is not None else None
+    if kind == "policy" and policies.is_contextual(name) and dim is None:
+        raise ValueError(f"policy {name!r} is contextual: give the features' dimension, --dim D (its claim may "
+                         f"depend on it)")
+    claim, params = components.claim(kind, name, horizon=horizon, num_arms=num_arms, params=given, options=options,
+                                     dim=dim)
+    extra = {"options": dict(policies.get(name, num_arms, dim, **options).options)} if kind == "policy" else {}
     at = {"epsilon": args.at_epsilon} if args.at_epsilon is not None else {"delta": args.at_delta or 1e-6}
-    record = claim.as_json(**at, kind=kind, params=_plain_params(params), horizon=horizon, num_arms=num_arms, **extra)
+    record = claim.as_json(**at, kind=kind, params=_plain_params(params), horizon=horizon, num_arms=num_arms,
+                           **({"dim": dim} if dim is not None else {}), **extra)
     shown = ", ".join(f"{k}={v}" for k, v in {**record["params"], **extra.get("options", {})}.items())
     print(f"{name} ({shown}), T={horizon}, {num_arms} arms")
     print(f"  claim: {claim.describe()}")
@@ -640,6 +646,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--tight", action="store_true", help=argparse.SUPPRESS)  # deprecated: --policy-option
     v.add_argument("--arms", type=_integer, help="number of arms K (default 2): private TS's tight accounting and "
                                                  "its b*K < T check, DP-FTPL's start phase")
+    v.add_argument("--dim", type=_integer, help="the features' dimension d of a contextual policy (linucb-jdp)")
     v.add_argument("--list", action="store_true", help="list the private components and their notions")
     v.add_argument("--json", metavar="FILE", help="write the claim as JSON (one shape for every component)")
     v.set_defaults(fn=cmd_privacy)

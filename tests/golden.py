@@ -1,6 +1,6 @@
 """Golden regression values: every registered policy, privatizer and environment family at a small size, recorded
-from the engine before the core-v2 refactor (issue 12). ``python -m tests.golden`` rewrites the file; only do that
-when a change of random stream is intended and documented. `tests/test_golden.py` checks the engine against it.
+from the engine before the core-v2 refactor (issue 12). ``python -m tests.golden --rewrite-all`` rewrites the file;
+only do that when a change of random stream is intended and documented. `tests/test_golden.py` checks the engine against it.
 
 One deliberate change since: the pseudo-regret of testbed20 (K = 20), re-recorded (max change 1.5e-5 of 80, two
 float32 ulps; regret and counts unchanged) when the engine began to sum Σ_a Δ_a n_a in a fixed order
@@ -129,9 +129,15 @@ def compute(kwargs, horizon=None):
     return {"pseudo_regret": res.pseudo_regret, "regret": res.regret, "counts": res.counts}
 
 
-def main():
-    if "--add-missing" in sys.argv:
+def main(argv=None):
+    """``--add-missing``: record the cases the files lack; ``--rewrite-all``: rewrite every golden value (only
+    when a deliberate change of numbers is documented); anything else is refused (a bare or mistyped command once
+    rewrote the whole file)."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--add-missing"]:
         return add_missing()
+    if argv != ["--rewrite-all"]:
+        raise SystemExit("usage: python -m tests.golden --add-missing | --rewrite-all")
     arrays = {}
     for key, kwargs in cases().items():
         for field, value in compute(kwargs).items():

@@ -259,3 +259,26 @@ if __name__ == "__main__":   # the table for the notes: python tests/test_calcul
     print(f"{'composition (δ = 1e-6)':<64} {'relation':>8} {'ours ε':>10} {'PLD ε':>10}")
     for name, relation, ours, theirs, _ in side_by_side():
         print(f"{name:<64} {relation:>8} {ours:>10.5f} {theirs:>10.5f}")
+
+
+def test_wishart_profile_claims_only_inside_sheffets_range():
+    """Sheffet's theorem is stated for ε in (0, 1), δ in (0, 1/e): outside, nothing beyond what the range gives."""
+    w = profiles.Wishart(6, 1006.0)
+    assert w.epsilon_at(0.1) == pytest.approx(math.sqrt(28 * math.log(40) / 1000))
+    assert w.epsilon_at(0.9) == w.epsilon_at(math.exp(-1) * (1 - 1e-12))  # δ ≥ 1/e: the ε of δ → 1/e
+    assert profiles.Wishart(6, 30.0).epsilon_at(0.1) == math.inf       # ε(δ) ≥ 1: no claim
+    assert w.delta_at(5.0) == pytest.approx(w.delta_at(1.0 - 1e-12))   # ε ≥ 1: what ε → 1 gives
+
+
+def test_self_composed_takes_the_better_of_basic_and_advanced_composition():
+    """m Wishart nodes: advanced composition (KOV Thm 3.5) over a split of δ beats basic composition for many
+    nodes; ε(δ) and δ(ε) are consistent."""
+    from jaxbandit.accounting.composition import advanced_composition
+    part = profiles.Wishart(6, 139115.0)
+    composed = profiles.SelfComposed(part, 27)
+    eps = composed.epsilon_at(0.1)
+    assert eps < 27 * part.epsilon_at(0.1 / 27)                       # below basic composition
+    assert eps <= advanced_composition([part.epsilon_at(0.05 / 27)] * 27, 0.05) + 1e-12  # the paper's split or better
+    assert eps < 1.0                                                 # Shariff & Sheffet's (1, 0.1) at their k
+    assert composed.delta_at(eps) <= 0.1 * (1 + 1e-6)
+    assert composed.delta_at(eps * 0.9) > 0.1 * 0.5

@@ -209,3 +209,28 @@ def test_default_release_compiles_the_same_program():
     assert str(plain) == str(given)
     gauss = jax.make_jaxpr(lambda s: counters.hybrid_insert(s, x, z, 1.0, release=GAUSS))(state)
     assert str(gauss) != str(plain)
+
+
+def test_symmetrized_gaussian_matrices_double_the_diagonal_variance():
+    """(Z + Zᵀ)/√2 (Shariff & Sheffet §4.2): N(0, 1) off the diagonal, N(0, 2) on it; one node (Δ_F/(√2σ))-GDP."""
+    d, reps = 3, 50_000
+    release = releases.GaussianMatrixRelease(d, symmetrized=True)
+    m = np.asarray(release.draw(threefry.key(5), (reps,)), np.float64)
+    np.testing.assert_array_equal(m, np.swapaxes(m, -1, -2))
+    for i, j, var in ((0, 0, 2.0), (2, 2, 2.0), (0, 1, 1.0), (1, 2, 1.0)):
+        assert abs(_z_mean(m[:, i, j] ** 2, var, 2 * var * var)) < Z, (i, j)
+    ratios = [np.float64(1.0), np.float64(1.0)]
+    assert float(release.item_levels(ratios)) == pytest.approx(1.0)  # sqrt(2)/√2
+    assert float(releases.GaussianMatrixRelease(d).item_levels(ratios)) == pytest.approx(math.sqrt(2))
+
+
+def test_bartlett_wishart_with_many_degrees_of_freedom_and_a_traced_count():
+    """Bartlett's W_d(I, k) at Shariff & Sheffet's k (10⁵–10⁶): mean k I, Var W_ii = 2k, Var W_ij = k; the
+    degrees of freedom may be traced (one compilation for every k)."""
+    d, reps = 3, 20_000
+    for k in (7.0, 2.5e5):
+        draw = jax.jit(lambda key, dof: releases.wishart(key, (reps,), d, dof, dtype=jnp.float32))
+        w = np.asarray(draw(threefry.key(6), jnp.float32(k)), np.float64)
+        for i, j in ((0, 0), (2, 2), (0, 1), (1, 2)):
+            var = 2 * k if i == j else k
+            assert abs(_z_mean(w[:, i, j], k if i == j else 0.0, var)) < Z, (k, i, j)

@@ -242,7 +242,7 @@ class Accountant:
         for _ in range(64):
             if self.guarantee(calibrated, horizon, num_arms).meets(budget):
                 return calibrated
-            calibrated = self._toward_privacy(calibrated, horizon, num_arms)
+            calibrated = self._toward_privacy(calibrated, horizon, num_arms, budget)
         raise ValueError(f"the {self.calibrated} of the boundary of {budget} could not be stored in its dtype")
 
     def boundary_values(self, params, horizon: int, num_arms: int, budget: Budget) -> dict:
@@ -269,10 +269,16 @@ class Accountant:
                 break
         return _replace(params, {self.calibrated: value})
 
-    def _toward_privacy(self, params, horizon, num_arms):
-        """``params`` with the calibrated parameter one ulp towards the stronger claim."""
+    def _toward_privacy(self, params, horizon, num_arms, budget):
+        """``params`` with the calibrated parameter one ulp towards the stronger claim (by the notion's level, or,
+        for a profile no single number orders, by δ at the budget's ε)."""
         value = np.asarray(getattr(params, self.calibrated))
-        key = lambda g: g.profile.level()
+
+        def key(g):
+            try:
+                return g.profile.level()
+            except TypeError:
+                return g.profile.delta_at(budget.epsilon) if budget.epsilon is not None else g.epsilon_at(1e-9)
         steps = [_replace(params, {self.calibrated: np.nextafter(value, np.asarray(x, value.dtype))})
                  for x in (np.inf, -np.inf)]
         return min(steps, key=lambda p: key(self.guarantee(p, horizon, num_arms)))

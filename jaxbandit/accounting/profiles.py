@@ -376,12 +376,19 @@ class ZCDP(Profile):
         return f"ρ = {self.rho:.6g}"
 
 
+#: The ranges Sheffet's Wishart theorem is stated on: ε in (0, 1), δ in (0, 1/e) (Sheffet 2015, Thm 4.1; Shariff &
+#: Sheffet 2018, App. C, Thm 22).
+WISHART_MAX_EPSILON = 1.0
+WISHART_MAX_DELTA = math.exp(-1.0)
+
+
 @dataclasses.dataclass(frozen=True)
 class Wishart(Profile):
     """One Wishart-mechanism release (module docstring): a d×d second-moment matrix plus W_d(s·I, k) noise, s at
-    least the squared row-norm bound L². For every δ in (0, 1): (ε(δ), δ)-DP with ε(δ) = sqrt(28 ln(4/δ)/(k − d))
-    (Sheffet 2015, Thm 4.1, solved for ε; Shariff & Sheffet 2018, §4). The theorem's own side conditions are
-    not restated in Shariff & Sheffet; we apply it as they and their code do, and say so here."""
+    least the squared row-norm bound L². For every δ in (0, 1/e): (ε(δ), δ)-DP with ε(δ) = sqrt(28 ln(4/δ)/(k − d))
+    where that is below 1 (Sheffet 2015, Thm 4.1, solved for ε; Shariff & Sheffet 2018, §4 and App. C, Thm 22,
+    which state the theorem for ε in (0, 1) and δ in (0, 1/e)). Outside that range nothing is claimed beyond what
+    the range implies: a δ ≥ 1/e gets the ε of δ → 1/e, an ε(δ) ≥ 1 is ∞."""
 
     dim: int
     dof: float
@@ -391,16 +398,16 @@ class Wishart(Profile):
         checks.in_range("dof", self.dof, float(self.dim), low_open=True)
 
     def epsilon_at(self, delta: float) -> float:
-        d = _delta_arg(delta)
-        if d >= 1:
-            return 0.0
+        d = min(_delta_arg(delta), WISHART_MAX_DELTA * (1 - 1e-12))
         if d == 0:
             return math.inf
-        return math.sqrt(28 * math.log(4 / d) / (self.dof - self.dim))
+        eps = math.sqrt(28 * math.log(4 / d) / (self.dof - self.dim))
+        return eps if eps < WISHART_MAX_EPSILON else math.inf
 
     def delta_at(self, epsilon: float) -> float:
-        eps = _eps_arg(epsilon)
-        return min(1.0, 4 * math.exp(-eps * eps * (self.dof - self.dim) / 28))
+        eps = min(_eps_arg(epsilon), WISHART_MAX_EPSILON * (1 - 1e-12))
+        delta = 4 * math.exp(-eps * eps * (self.dof - self.dim) / 28)
+        return delta if delta < WISHART_MAX_DELTA else 1.0
 
     def numbers(self) -> str:
         return f"d = {self.dim}, k = {self.dof:g}"
@@ -446,24 +453,50 @@ class Split(Profile):
 
 @dataclasses.dataclass(frozen=True)
 class SelfComposed(Profile):
-    """k-fold basic composition of one profile, each part at (ε/k, δ₁(ε/k)): δ(ε) = k δ₁(ε/k) (Dwork & Roth
-    Thm 3.16) — for profiles with no exact composition rule here (e.g. `Wishart` releases over a tree's nodes)."""
+    """k-fold adaptive composition of one profile (e.g. `Wishart` releases over a tree's nodes), the better of
+    basic composition, each part at (ε/k, δ₁(ε/k)) so δ(ε) = k δ₁(ε/k) (Dwork & Roth Thm 3.16), and advanced
+    composition: each part at (ε₀, δ₀) = (ε₁(δ₀), δ₀), the whole (ε₀ tanh(ε₀/2)·k + ε₀ sqrt(2k ln(1/δ')), δ' + kδ₀)
+    (Kairouz, Oh & Viswanath 2015, Thm 3.5; Shariff & Sheffet 2018, App. A.2 split δ the same way with Dwork,
+    Rothblum & Vadhan's weaker form), over a grid of splits δ = δ' + kδ₀ (each split valid, so their minimum is)."""
 
     part: Profile
     count: int
+    splits: ClassVar[np.ndarray] = np.geomspace(1e-3, 0.999, 48)
 
     def __post_init__(self):
         checks.positive_int("count", self.count)
 
-    def delta_at(self, epsilon: float) -> float:
-        eps = _eps_arg(epsilon)
-        return min(1.0, self.count * self.part.delta_at(eps / self.count))
+    def _advanced(self, d: float) -> float:
+        from jaxbandit.accounting.composition import advanced_composition
+        best = math.inf
+        for f in self.splits:
+            eps0 = self.part.epsilon_at((1 - f) * d / self.count)
+            if math.isfinite(eps0):
+                best = min(best, advanced_composition([eps0] * self.count, f * d))
+        return best
 
     def epsilon_at(self, delta: float) -> float:
         d = _delta_arg(delta)
         if d >= 1:
             return 0.0
-        return self.count * self.part.epsilon_at(d / self.count)
+        basic = self.count * self.part.epsilon_at(d / self.count)
+        return basic if self.count == 1 or d == 0 else min(basic, self._advanced(d))
+
+    def delta_at(self, epsilon: float) -> float:
+        eps = _eps_arg(epsilon)
+        basic = min(1.0, self.count * self.part.delta_at(eps / self.count))
+        if self.count == 1:
+            return basic
+        lo, hi = math.log(1e-300), math.log(basic) if basic > 0 else math.log(1e-300)  # δ(ε): the least δ
+        if self._advanced(math.exp(hi)) > eps:      # with ε(δ) ≤ ε, by bisection in log δ (ε(δ) decreases)
+            return basic
+        for _ in range(80):
+            mid = (lo + hi) / 2
+            if self._advanced(math.exp(mid)) <= eps:
+                hi = mid
+            else:
+                lo = mid
+        return min(basic, math.exp(hi))
 
     def numbers(self) -> str:
         return f"{self.count} × {self.part}"
@@ -661,8 +694,11 @@ NOTION_CLASSES = {"pure-dp": PureDP, "approx-dp": ApproxDP, "gdp": GDP, "ldp": L
 
 def of(notion: str, level: dict) -> Profile:
     """The profile of a claim of ``notion`` with the numbers ``level`` (an accountant's: {"epsilon"},
-    {"epsilon", "delta"}, {"mu"}, {"rho"}, {"orders", "epsilons"})."""
+    {"epsilon", "delta"}, {"mu"}, {"rho"}, {"orders", "epsilons"}, or {"profile": a `Profile`} for a claim of
+    that notion at every δ that no one pair of numbers states, e.g. Wishart releases composed over a tree)."""
     checks.known_name("privacy notion", notion, NOTION_CLASSES)
+    if isinstance(level.get("profile"), Profile):  # a claim no numbers of its notion state (a composed Wishart)
+        return level["profile"]
     cls = NOTION_CLASSES[notion]
     if cls is GDP:
         return GDP(float(level["mu"]))

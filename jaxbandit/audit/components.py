@@ -93,18 +93,18 @@ def audited_components(name: str) -> list[str]:
 def private_components() -> list[tuple[str, str, object]]:
     """Every registered component that states a privacy claim: ``(name, kind, accountant)``, the policies then the
     privatizers, by name (``jaxbandit privacy --list``). A claim's notion and scope do not depend on the number of
-    arms, so the accountants are those of the components built for any K."""
+    arms or the features' dimension, so the accountants are those of the components built for any K (and d)."""
     from jaxbandit import policies, privatizers
-    return ([(n, "policy", policies.get(n, 2).accountant) for n in policies.private_names()]
+    return ([(n, "policy", policies.get(n, 2, 2).accountant) for n in policies.private_names()]
             + [(n, "privatizer", privatizers.make(n)[0].accountant) for n in privatizers.private_names()])
 
 
 def claim(kind: str, name: str, *, horizon: int, num_arms: int = 2, params: Mapping | None = None,
-          options: Mapping | None = None):
+          options: Mapping | None = None, dim: int | None = None):
     """The privacy claim of registered component ``name`` (``kind`` "policy" or "privatizer") with ``params``
     overriding its defaults, a policy built with ``options`` for ``num_arms`` arms and its run-decided parameters
-    bound to ``horizon`` (the T known to the algorithm): ``(guarantee, params)``, what ``jaxbandit privacy``
-    prints. A clear error for an unknown or non-private component, before anything is built."""
+    bound to ``horizon`` (the T known to the algorithm) and, contextual, for features of dimension ``dim``:
+    ``(guarantee, params)``, what ``jaxbandit privacy`` prints. A clear error for an unknown or non-private component, before anything is built."""
     from jaxbandit import checks, engine, policies, privatizers
     from jaxbandit.types import SimParams
     horizon = checks.positive_int("horizon", horizon)
@@ -119,7 +119,7 @@ def claim(kind: str, name: str, *, horizon: int, num_arms: int = 2, params: Mapp
         raise ValueError(f"{kind} {name!r} states no privacy claim (it is not private); private {plural}: "
                          f"{', '.join(registry.private_names())}")
     if kind == "policy":
-        component, values = policies.make(name, num_arms, options=options, **dict(params or {}))
+        component, values = policies.make(name, num_arms, options=options, dim=dim, **dict(params or {}))
         values = engine.bind(component, SimParams(None, values, None), horizon).policy
     else:
         if options:

@@ -22,7 +22,7 @@ from jaxbandit.random import samplers
 from jaxbandit.registry import AUDITS
 from jaxbandit.types import StepRandom
 
-__all__ = ["play", "dp_rucb", "modified_thompson", "modified_thompson_run", "dp_se", "lazy_ucb", "gdp_elim_new"]
+__all__ = ["play", "dp_rucb", "modified_thompson", "modified_thompson_run", "dp_se", "lazy_ucb", "gdp_elim_new", "linucb_jdp"]
 
 
 def _one_step_noise(policy, key, params):
@@ -314,6 +314,52 @@ def gdp_elim_new(bug=None, epsilon=1.0, delta=0.01):
 
 
 # The registrations (`jaxbandit.registry.AUDITS`): each audit with the planted bugs its default audit flags.
+def linucb_jdp(bug=None, mu=1.0, delta=0.1, rounds=4):
+    """JDP-LinUCB (Shariff & Sheffet 2018): the releases the other users' actions are computed from, as the
+    policy's own ``update`` fills its tree (its clipping and its σ), d = 1, one round's (x, y) replaced: its
+    accountant's μ-GDP (joint) claim; ``epsilon`` is set so that the claim is ``mu``."""
+    from jaxbandit.audit.mechanisms import _gram_feature_names
+    from jaxbandit.mechanisms import gram
+    from jaxbandit.policies.private_linear import tree_size
+    from jaxbandit.types import with_context
+    check_bug("linucb-jdp", bug)
+    level = number("mu", mu, low_open=True, high_open=True)
+    dl = number("delta", delta, low_open=True, high=1.0, high_open=True)
+    n = int(number("rounds", rounds, 2, 64))
+    nodes = [(1 << j) - 1 for j in range(counters.tree_levels(n)) if 1 << j <= n]
+    m = int(tree_size(n))
+    eps = 4 * math.sqrt(m) * math.log(4 / dl) * level / math.sqrt(len(nodes))  # μ = √J ε/(4√m ln(4/δ))
+    policy, params = _policy("linucb-jdp", 2, dim=1, epsilon=eps, delta=dl, horizon=float(n))
+    params = engine.bind(policy, engine.SimParams(None, params, None), n).policy
+    claim = _claim(policy, params, n)
+    run = params
+    if bug == "noise-halved":
+        run = params._replace(epsilon=jnp.asarray(2 * eps, jnp.float32))
+    elif bug == "no-clamp":  # clipped at 10 while the noise stays the one for bounds 1 (ε scaled as L̃² is)
+        run = params._replace(feature_bound=jnp.asarray(10.0, jnp.float32), reward_bound=jnp.asarray(10.0, jnp.float32),
+                              epsilon=jnp.asarray(eps * 100, jnp.float32))
+    update = with_context(policy).update
+    features_t = jnp.asarray([[10.0], [0.0]], jnp.float32)  # arm 0's feature 10, clipped to 1
+
+    def features(key, side):
+        rewards = jnp.zeros(n, jnp.float32).at[0].set(jnp.where(side == 0, 10.0, -10.0))  # clipped to ±1
+
+        def step(state, kr):
+            k, r = kr
+            state = update(StepRandom(k, None), state, jnp.int32(0), r, run, features_t)
+            return state, gram.tree_release(state.tree, 0.0)
+
+        _, released = jax.lax.scan(step, policy.init(run), (jax.random.split(key, n), rewards))
+        upper = released[:, jnp.asarray([0, 0, 1]), jnp.asarray([0, 1, 1])]
+        contrast = jnp.sum(jnp.stack([released[t, 0, 1] for t in nodes]))
+        return jnp.concatenate([contrast[None], upper.reshape(-1)])
+
+    return Audit("linucb-jdp", "mu", float(claim.mu), 0.0, features, float(claim.mu),
+                 f"round 1's reward 10 vs −10 (clipped to ±1) with feature 10 (clipped to 1), {n} rounds",
+                 f"the Gram releases M̃_1..M̃_{n} (2×2) the other users' actions are computed from", claim.source,
+                 tight=0.85, bug=bug, feature_names=_gram_feature_names(n))
+
+
 AUDITS.register("dp-rucb", dp_rucb, bugs=("wrong-sensitivity", "noise-reused"))
 AUDITS.register("modified-thompson", modified_thompson, bugs=("noise-halved",))
 AUDITS.register("modified-thompson-run", modified_thompson_run)
@@ -326,3 +372,4 @@ AUDITS.register("gdp-elim-new", gdp_elim_new, bugs=("noise-reused",))
 AUDITS.register("dp-ftpl-gauss", _ftpl("dp-ftpl-gauss"), bugs=("no-start-phase",))
 AUDITS.register("dp-ftpl-beta", _ftpl("dp-ftpl-beta"), bugs=("no-pseudo-counts",))
 AUDITS.register("dp-ftpl-new", _ftpl("dp-ftpl-new"), bugs=("noise-halved",))
+AUDITS.register("linucb-jdp", linucb_jdp, bugs=("noise-halved", "no-clamp"))

@@ -20,7 +20,10 @@ counter's accountant is composed from its release's (`counters.tree_profile`, `c
   Gram matrix's item) one node is (Δ/σ)-GDP, and spreads as the Gaussian. Shariff &
   Sheffet's shift of the released sum by a multiple of I, to keep it positive definite,
   is post-processing of the release: it costs no privacy and is the caller's.
-- WishartRelease: X + s·W, W ~ W_d(I, k) = Σ_{j≤k} g_j g_jᵀ, g_j ~ N(0, I_d) (integer k > d): Sheffet's
+  ``symmetrized=True`` draws their law, (Z + Zᵀ)/√2: variance 2 on the diagonal, one node
+  (Δ_F/(√2σ))-GDP (the class docstring derives it).
+- WishartRelease: X + s·W, W ~ W_d(I, k) = Σ_{j≤k} g_j g_jᵀ, g_j ~ N(0, I_d) (integer k > d; drawn by
+  Bartlett's decomposition, `wishart`): Sheffet's
   Wishart mechanism (`profiles.Wishart`: for every δ, (sqrt(28 ln(4/δ)/(k − d)), δ)-DP
   when s is at least Δ, the bound on ‖x‖² of an item x xᵀ). Its level is set by k, not by
   its scale: spreading leaves the scale alone (n nodes compose by basic composition,
@@ -143,39 +146,67 @@ class GaussianRelease(GaussianRule):
         return normal_noise.normal(key, tuple(shape), self.normal, dtype)
 
 
-def symmetric_normal(key, shape, dim: int, normal: str = "tail-safe", dtype=None):
-    """Symmetric d×d matrices (``shape + (d, d)``) whose entries on and above the diagonal are i.i.d. N(0, 1)
-    (`normal.normal` draws of the upper triangle, mirrored below it)."""
+def symmetric_normal(key, shape, dim: int, normal: str = "tail-safe", dtype=None, diagonal: float = 1.0):
+    """Symmetric d×d matrices (``shape + (d, d)``) whose entries on and above the diagonal are independent normals,
+    N(0, 1) above it and N(0, diagonal²) on it (`normal.normal` draws of the upper triangle, mirrored below it).
+    ``diagonal=√2`` is the law of (Z + Zᵀ)/√2 for Z with i.i.d. N(0, 1) entries (Shariff & Sheffet 2018, §4.2)."""
     dim = checks.positive_int("dim", dim)
     z = normal_noise.normal(key, tuple(shape) + (dim * (dim + 1) // 2,), normal, dtype)
     rows, cols = np.triu_indices(dim)
+    if diagonal != 1.0:
+        z = z * jnp.asarray(np.where(rows == cols, diagonal, 1.0), z.dtype)
     upper = jnp.zeros(tuple(shape) + (dim, dim), z.dtype).at[..., rows, cols].set(z)
     return upper + jnp.swapaxes(jnp.triu(upper, 1), -1, -2)
 
 
 @dataclasses.dataclass(frozen=True)
 class GaussianMatrixRelease(GaussianRule):
-    """X + σ·N, N a symmetric d×d matrix with i.i.d. N(0, 1) entries on and above the diagonal
-    (`symmetric_normal`); one node (Δ_F/σ)-GDP for a Frobenius-norm sensitivity Δ_F (module docstring)."""
+    """X + σ·N, N a symmetric d×d matrix with independent entries on and above the diagonal (`symmetric_normal`):
+    N(0, 1) everywhere (the default), or N(0, 2) on the diagonal with ``symmetrized=True``, the law of
+    (Z + Zᵀ)/√2 that Shariff & Sheffet (2018, §4.2) draw. One node is (Δ_F/σ)-GDP for a Frobenius-norm sensitivity
+    Δ_F, and (Δ_F/(√2σ))-GDP symmetrized: a symmetric change E moves the whitened upper triangle by
+    sqrt(Σ_{i<j} E_ij² + Σ_i E_ii²/2) = ‖E‖_F/√2 (so a replaced row v of norm ≤ L̃, ‖vvᵀ − wwᵀ‖_F ≤ √2 L̃²,
+    gives L̃²/σ: the doubled diagonal variance is what the replace-one relation needs)."""
 
     dim: int
     normal: str = "tail-safe"
+    symmetrized: bool = False
 
     def __post_init__(self):
         checks.positive_int("dim", self.dim)
         checks.known_name("normal release", self.normal, normal_noise.RELEASES)
 
     def draw(self, key, shape, dtype=None):
-        return symmetric_normal(key, shape, self.dim, self.normal, dtype)
+        return symmetric_normal(key, shape, self.dim, self.normal, dtype,
+                                diagonal=math.sqrt(2.0) if self.symmetrized else 1.0)
+
+    def item_levels(self, ratios) -> np.ndarray:
+        """sqrt(Σ_v (Δ_i/σ_v)²), over √2 when symmetrized (class docstring)."""
+        level = GaussianRule.item_levels(self, ratios)
+        return level / math.sqrt(2.0) if self.symmetrized else level
 
 
-def wishart(key, shape, dim: int, dof: int, normal: str = "tail-safe", dtype=None):
-    """W_d(I, k) draws (``shape + (d, d)``): Σ_{j≤k} g_j g_jᵀ, g_j i.i.d. N(0, I_d) (`normal.normal`), for an
-    integer number of degrees of freedom k ≥ 1. Mean k·I; Var(W_ii) = 2k, Var(W_ij) = k for i ≠ j."""
+def wishart(key, shape, dim: int, dof, normal: str = "tail-safe", dtype=None):
+    """W_d(I, k) draws (``shape + (d, d)``) by Bartlett's decomposition: W = A Aᵀ, A lower triangular with
+    A_ii = sqrt(χ²_{k−i}) (i = 0..d−1; χ²_ν = 2·Gamma(ν/2), the exact sampler `jaxbandit.random.samplers.gamma`)
+    and A_ij ~ N(0, 1) below the diagonal (`normal.normal`) — the law of Σ_{j≤k} g_j g_jᵀ, g_j i.i.d. N(0, I_d)
+    (Bartlett 1933; Anderson, "An Introduction to Multivariate Statistical Analysis", 3rd ed., Cor. 7.2.1), at
+    O(d²) draws whatever k: Shariff & Sheffet's k runs to 10⁵–10⁶. ``dof`` k > d − 1: a number, or a traced array
+    broadcasting against ``shape``. Mean k·I; Var(W_ii) = 2k, Var(W_ij) = k for i ≠ j."""
+    from jaxbandit.random import samplers
     dim = checks.positive_int("dim", dim)
-    dof = checks.positive_int("dof", dof)
-    g = normal_noise.normal(key, tuple(shape) + (dof, dim), normal, dtype)
-    return jnp.einsum("...ki,...kj->...ij", g, g)
+    if isinstance(dof, (int, float, np.integer, np.floating)):
+        checks.in_range("dof", dof, float(dim - 1), low_open=True, high_open=True)
+    shape = tuple(shape)
+    k_gamma, k_normal = jax.random.split(key)
+    rows, cols = np.tril_indices(dim, -1)
+    below = normal_noise.normal(k_normal, shape + (len(rows),), normal, dtype)
+    dtype = below.dtype
+    half = (jnp.asarray(dof, dtype)[..., None] - jnp.arange(dim, dtype=dtype)) / 2
+    chi2 = 2 * samplers.gamma(k_gamma, jnp.broadcast_to(half, shape + (dim,)))
+    a = jnp.zeros(shape + (dim, dim), dtype).at[..., rows, cols].set(below)
+    a = a + jnp.sqrt(chi2.astype(dtype))[..., None] * jnp.eye(dim, dtype=dtype)
+    return a @ jnp.swapaxes(a, -1, -2)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -23,7 +23,7 @@ import numpy as np
 
 from jaxbandit import checks
 from jaxbandit.registry import Registry
-from jaxbandit.theory import corrupt, ftpl, heavy_tailed, ldp_thompson, linear, private_thompson
+from jaxbandit.theory import corrupt, ftpl, heavy_tailed, ldp_thompson, linear, private_linear, private_thompson
 from jaxbandit.theory.base import Bound, NotApplicable
 from jaxbandit.theory.corrupt import (bernoulli_kl, corrupt_lower_bound, corrupt_lower_bound_constant,
                                       klucb_cf_bound, ldp_rr_upper_bound, rr_upper_bound)
@@ -31,17 +31,20 @@ from jaxbandit.theory.ftpl import (ftpl_beta_bound, ftpl_gauss_bound, ftpl_new_b
                                    global_dp_lower_bound, global_dp_lower_bound_rate)
 from jaxbandit.theory.ldp_thompson import ldp_ts_bound, ldp_ucb_bound
 from jaxbandit.theory.linear import oful_bound
+from jaxbandit.theory.private_linear import jdp_linucb_bound
 from jaxbandit.theory.private_thompson import modified_ts_bound, modified_ts_minimax_bound, modified_ts_pulls
 
 __all__ = ["Bound", "NotApplicable", "REGISTRY", "Value", "for_policy", "markdown_table", "evaluate", "namespace",
            "trivial_bound", "bernoulli_kl", "corrupt_lower_bound", "corrupt_lower_bound_constant", "klucb_cf_bound",
            "ldp_rr_upper_bound", "rr_upper_bound", "ftpl_beta_bound", "ftpl_gauss_bound", "ftpl_new_bound",
            "gdp_elim_new_bound", "global_dp_lower_bound", "global_dp_lower_bound_rate", "ldp_ts_bound",
-           "ldp_ucb_bound", "modified_ts_bound", "modified_ts_minimax_bound", "modified_ts_pulls", "oful_bound"]
+           "ldp_ucb_bound", "modified_ts_bound", "modified_ts_minimax_bound", "modified_ts_pulls", "oful_bound",
+           "jdp_linucb_bound"]
 
-#: Every bound of the five papers by name (`jaxbandit bounds --list`), each a `Bound`.
+#: Every bound of the papers by name (`jaxbandit bounds --list`), each a `Bound`.
 REGISTRY = Registry("bound", {b.name: b for module in (ldp_thompson, private_thompson, corrupt, ftpl,
-                                                       heavy_tailed, linear) for b in module.BOUNDS})
+                                                       heavy_tailed, linear, private_linear)
+                                 for b in module.BOUNDS})
 
 
 def markdown_table() -> str:

@@ -1,0 +1,91 @@
+"""Private Gram statistics of a linear bandit: the rounds' augmented vectors v_t = [x_t; y_t] (features of the
+pulled arm, reward) summed into M_t = Σ_{s<t} v_s v_sᵀ, a (d + 1)×(d + 1) matrix whose top-left d×d block is the
+Gram matrix G_t = Σ x xᵀ and whose last column holds u_t = Σ y x. A private linear policy sees M_t only through a
+noisy release (`jaxbandit.policies.private_linear`).
+
+Shariff & Sheffet, "Differentially Private Contextual Linear Bandits", NeurIPS 2018, §4 ("S&S"): M_t is released
+by the binary-tree mechanism over rounds (`jaxbandit.mechanisms.counters`, one counter per entry), each node noised
+once at creation with a symmetric Gaussian matrix, σ (Z + Zᵀ)/√2 (§4.2), or a Wishart matrix, L̃² W_{d+1}(I, k)
+(§4.1, Sheffet's Wishart mechanism); the release at round t is
+
+    M̃_t = M_t + N_t,   N_t = the noise of the tree's live nodes + a padding of data-independent noise,
+
+where the padding brings N_t to exactly m node noises, m = 1 + ⌈log₂ T⌉. S&S analyse N_t as exactly m node
+noises (W_{d+1}(L̃² I, mk) for the Wishart; their code's "pan-private" tree releases exactly m at every round,
+round 1 included), while a textbook tree after n insertions holds popcount(n) ≤ m live nodes; the padding gives
+every release the law S&S analyse. It is drawn afresh each round, independently of the data, so it is
+post-processing: the privacy is the tree's (each v_t enters one node per level, at most ⌊log₂T⌋ + 1 nodes).
+Unlike the authors' tree, consecutive releases do not share their padding (only their live nodes).
+
+`clip_row` bounds ‖v_t‖ ≤ L̃ before it is inserted (‖x‖ ≤ L by scaling, y ∈ [−B̃, B̃] by clamping; L̃² = L² + B̃²,
+S&S Assumption 6): the sensitivity every claim rests on.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from jaxbandit.mechanisms import counters, releases
+
+__all__ = ["GramTree", "clip_row", "tree_init", "tree_insert", "tree_release", "live_nodes", "NOISES",
+           "node_noise", "padding_noise"]
+
+#: The node noises of S&S's tree: a symmetric Gaussian matrix (§4.2) or a Wishart matrix (§4.1).
+NOISES = ("gaussian", "wishart")
+
+
+class GramTree(NamedTuple):
+    """The tree of a private Gram matrix (per run): one `counters.TreeState` of (d + 1)×(d + 1) counters."""
+
+    tree: counters.TreeState  # n: int32[d+1, d+1] (all equal); alpha, alpha_hat: f[d+1, d+1, L]
+
+
+def clip_row(x, y, feature_bound, reward_bound):
+    """v = [x'; y'] with x' = x·min(1, L/‖x‖) and y' = clip(y, −B̃, B̃): ‖v‖² ≤ L² + B̃² = L̃² whatever the input
+    (S&S Assumption 6, enforced rather than assumed)."""
+    norm = jnp.sqrt(jnp.sum(x * x))
+    x = x * jnp.minimum(1.0, feature_bound / jnp.maximum(norm, jnp.finfo(x.dtype).tiny))
+    return jnp.concatenate([x, jnp.clip(y, -reward_bound, reward_bound)[None].astype(x.dtype)])
+
+
+def tree_init(dim: int, dtype=None, levels: int = counters.LEVELS) -> GramTree:
+    """An empty tree for d-dimensional features ((d + 1)×(d + 1) counters, ``levels`` levels)."""
+    return GramTree(counters.tree_init((dim + 1, dim + 1), dtype, levels))
+
+
+def tree_insert(state: GramTree, v, noise) -> GramTree:
+    """Insert v vᵀ; ``noise``: the scaled noise of the node this insertion creates (σ·(Z + Zᵀ)/√2 or L̃²·W,
+    `node_noise`), added once to it (the counters' unit scale: the noise arrives scaled)."""
+    unit = releases.GaussianMatrixRelease(v.shape[-1])  # spread(1) = 1, released as drawn: node = sum + noise
+    return GramTree(counters.tree_insert(state.tree, jnp.outer(v, v), noise, 1.0, depth=1, release=unit))
+
+
+def live_nodes(state: GramTree):
+    """popcount(n): the tree's live nodes after n insertions, each carrying one node noise (int32)."""
+    return jax.lax.population_count(state.tree.n[0, 0])
+
+
+def tree_release(state: GramTree, padding):
+    """M̃_t = Σ_{live nodes} (p-sum + noise) + ``padding`` (`padding_noise`: the other m − popcount(n) node
+    noises), the (d + 1)×(d + 1) release of round t."""
+    return counters.tree_release(state.tree) + padding
+
+
+def node_noise(key, noise: str, dim: int, scale, dof, dtype=None):
+    """One node's noise, (d + 1)×(d + 1): ``scale``·(Z + Zᵀ)/√2 (``"gaussian"``, scale σ; S&S §4.2) or
+    ``scale``·W_{d+1}(I, ``dof``) (``"wishart"``, scale L̃², dof k; §4.1)."""
+    if noise == "gaussian":
+        z = releases.symmetric_normal(key, (), dim + 1, dtype=dtype, diagonal=2 ** 0.5)
+        return scale * z
+    return scale * releases.wishart(key, (), dim + 1, dof, dtype=dtype)
+
+
+def padding_noise(key, noise: str, dim: int, scale, dof, count):
+    """The law of ``count`` independent node noises summed, in one draw: √count·σ·(Z + Zᵀ)/√2 (a sum of Gaussians)
+    or L̃²·W_{d+1}(I, count·k) (a sum of Wisharts with one scale); ``count`` may be traced (≥ 1)."""
+    count = jnp.asarray(count, jnp.result_type(float))
+    if noise == "gaussian":
+        return jnp.sqrt(count).astype(jnp.result_type(scale)) * node_noise(key, noise, dim, scale, dof)
+    return node_noise(key, noise, dim, scale, count * dof)

@@ -1,0 +1,260 @@
+"""Private linear bandit policies: LinUCB on privately released Gram statistics.
+
+JDP-LinUCB (``linucb-jdp``): Shariff & Sheffet, "Differentially Private Contextual Linear Bandits", NeurIPS 2018
+("S&S"), Algorithm 1 ("Linear UCB with changing perturbations") on the tree-released augmented Gram matrix of §4
+(`jaxbandit.mechanisms.gram`). Each round t the policy reads the release M̃_t = M_t + N_t, shifted by a multiple of
+the identity on its top-left block, and takes
+
+    V_t = G_t + H_t,  ũ_t = u_t + h_t      (H_t, h_t: the noise's top-left block and last column, plus the shift)
+    θ̃_t = V_t⁻¹ ũ_t,   x_t = argmax_{x ∈ D_t} ⟨θ̃_t, x⟩ + β_t ‖x‖_{V_t⁻¹}
+
+by a fresh Cholesky factorization of V_t (the release is re-noised every round: no rank-one update applies), with
+β_t of S&S Proposition 4 in its data-dependent form, as the authors' code computes it:
+
+    β_t = R √(2 log(2/α) + log det V_t − d log ρ_min) + S √ρ_max + γ.
+
+The noise, its shift and the bounds (ρ_min, ρ_max, γ) that make β_t hold with probability 1 − α (S&S Definition 3,
+per round with probability 1 − α/2n), with m = 1 + ⌈log₂ n⌉ tree levels and L̃² = L² + B̃²:
+
+- ``noise="gaussian"`` (S&S §4.2, Proposition 11): each node σ (Z + Zᵀ)/√2, σ = 4√m L̃² ln(4/δ)/ε;
+  Υ = σ √(2m) (4√d + 2 ln(2n/α)); shift +2Υ; ρ_min = Υ, ρ_max = 3Υ,
+  γ = √m σ (√d + √(2 ln(2n/α))) / √Υ.
+- ``noise="wishart"`` (S&S §4.1, Proposition 9, shifted by Eq. (4)): each node L̃² W_{d+1}(I, k),
+  k = d + 1 + ⌈224 m ln(8m/δ) ln(2/δ)/ε²⌉; with Δ_W = √d + √(2 ln(8n/α)), shift −c,
+  c = L̃² (√(mk) − Δ_W)² − 4 L̃² √(mk) Δ_W; ρ_min = 4 L̃² √(mk) Δ_W, ρ_max = 8 L̃² √(mk) Δ_W,
+  γ = L̃ √(√(mk) (√d + √(2 ln(2n/α)))).
+- ``noise="wishart-unshifted"`` (Proposition 9, first part): no shift; ρ_min = L̃² (√(mk) − Δ_W)²,
+  ρ_max = L̃² (√(mk) + Δ_W)², γ = L̃ (√d + √(2 ln(2n/α))).
+
+Privacy (the accountant, scope "joint": the actions shown to every other user; S&S Claim 7, post-processing of the
+releases): each round's row v_t = [x_t; y_t], clipped to ‖v_t‖ ≤ L̃ (`gram.clip_row`), enters one tree node per
+level, at most ⌊log₂ T⌋ + 1 nodes. Gaussian: a symmetrized node is (L̃²/σ)-GDP for a replaced row
+(`releases.GaussianMatrixRelease`, symmetrized), the nodes compose to μ = √(⌊log₂T⌋ + 1) L̃²/σ-GDP (Dong, Roth &
+Su 2022, Cor. 3.3), exact, and (ε, δ) follows from μ exactly: far below the paper's ε (its per-node split
+ε/√(8m ln(2/δ)) and δ/2 through advanced composition is loose; the claim states what the noise gives). Wishart:
+each node is Sheffet's Wishart mechanism (`profiles.Wishart`, (sqrt(28 ln(4/δ₀)/(k − d − 1)), δ₀)-DP), composed
+over the nodes by the better of basic and advanced composition (`profiles.SelfComposed`). Joint DP is not DP of the
+action sequence: S&S Claim 13 shows that forces linear regret.
+
+Where the paper and its code differ (S&S's code, `roshanshariff/PrivateBandits.jl`): the code splits δ as δ/(m + 1)
+per node and floors k (239 278 at the paper's experiment against the draft's formula's 139 115, implemented here);
+its failure probability per round is α/2^⌈log₂T⌉ where the paper's is α/2n (the paper's here); its tree releases
+exactly m node noises with shared padding, ours draws the padding afresh (`jaxbandit.mechanisms.gram`). The draft
+prints W_{d+1}(L̃ I, k) once, for L̃² I (erratum; L̃² here, as in its proofs and code).
+
+A release whose V_t is not positive definite (probability at most α over the run, by the bounds above) cannot give
+θ̃_t: that round plays a uniformly random arm, and ``indefinite`` in the state counts such rounds.
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbandit import checks
+from jaxbandit.accounting import profiles
+from jaxbandit.accounting.accountants import Accountant
+from jaxbandit.mechanisms import counters, gram
+from jaxbandit.policies.common import argmax_random_tie
+from jaxbandit.registry import POLICIES, Golden
+from jaxbandit.types import Policy
+
+__all__ = ["JDPParams", "JDPState", "linucb_jdp", "JDP_NOISES", "jdp_constants", "tree_size", "wishart_dof"]
+
+#: The noises of JDP-LinUCB: S&S's Gaussian (§4.2), shifted Wishart (§4.1, Eq. (4)), unshifted Wishart.
+JDP_NOISES = ("gaussian", "wishart", "wishart-unshifted")
+
+
+class JDPParams(NamedTuple):
+    """Parameters of JDP-LinUCB.
+
+    Attributes:
+      epsilon, delta: the (ε, δ) the noise is set for by S&S's formulas (ε > 0, δ in (0, 1)); the claim the
+        accountant states for them is at most that (module docstring).
+      alpha: α in (0, 1), the confidence bounds' failure probability; ``None``: 1/(2T), as S&S's code.
+      horizon: n = T, the rounds the algorithm is built for (its tree depth m and the 2n/α of its bounds);
+        ``None``: the run's.
+      feature_bound: L > 0, features are scaled to ‖x‖ ≤ L before they are released.
+      reward_bound: B̃ > 0, rewards are clamped to [−B̃, B̃] before they are released.
+      noise_scale: R ≥ 0, the rewards' sub-Gaussian scale (S&S's σ; 1/2 for rewards in [0, 1], 1 for ±1).
+      theta_bound: S ≥ 0, a bound on ‖θ*‖.
+    """
+    epsilon: jax.Array
+    delta: jax.Array
+    alpha: jax.Array | None
+    horizon: jax.Array | None
+    feature_bound: jax.Array
+    reward_bound: jax.Array
+    noise_scale: jax.Array
+    theta_bound: jax.Array
+
+
+class JDPState(NamedTuple):
+    """JDP-LinUCB's state (per run): the tree of releases and the count of rounds whose V_t was not positive
+    definite."""
+    tree: gram.GramTree
+    indefinite: jax.Array  # int32
+
+
+def tree_size(horizon):
+    """m = 1 + ⌈log₂ n⌉: S&S's number of tree levels for n rounds (traceable; int32)."""
+    n = jnp.asarray(horizon).astype(jnp.int32)
+    return 1 + (32 - jax.lax.clz(jnp.maximum(n, 1) - 1))
+
+
+def wishart_dof(epsilon, delta, m, dim):
+    """k = d + 1 + ⌈224 m ln(8m/δ) ln(2/δ)/ε²⌉: S&S §4.1's degrees of freedom of one node (Theorem 8 at the
+    per-node (ε/√(8m ln(2/δ)), δ/2m)); traceable."""
+    m = jnp.asarray(m, jnp.result_type(epsilon))
+    return dim + 1 + jnp.ceil(224 * m * jnp.log(8 * m / delta) * jnp.log(2 / delta) / (epsilon * epsilon))
+
+
+def jdp_constants(params, dim: int, noise: str):
+    """The node noise's scale and degrees of freedom, the shift, and ρ_min, ρ_max, γ (module docstring; S&S
+    Propositions 9 and 11): a dict of traceable arrays; ``margin``: √(mk) − Δ_W for the Wishart, which
+    Proposition 9's eigenvalue bound needs positive (Υ for the Gaussian)."""
+    n = params.horizon
+    m = tree_size(n).astype(jnp.result_type(params.epsilon))
+    lt2 = params.feature_bound ** 2 + params.reward_bound ** 2
+    log_n = jnp.log(2 * n / params.alpha)  # ln(2n/α)
+    sqrt_d = math.sqrt(dim)
+    if noise == "gaussian":
+        sigma = 4 * jnp.sqrt(m) * lt2 * jnp.log(4 / params.delta) / params.epsilon
+        upsilon = sigma * jnp.sqrt(2 * m) * (4 * sqrt_d + 2 * log_n)
+        gamma = jnp.sqrt(m) * sigma * (sqrt_d + jnp.sqrt(2 * log_n)) / jnp.sqrt(upsilon)
+        return dict(scale=sigma, dof=jnp.zeros_like(sigma), shift=2 * upsilon, rho_min=upsilon, rho_max=3 * upsilon,
+                    gamma=gamma, m=m, margin=upsilon)
+    k = wishart_dof(params.epsilon, params.delta, m, dim)
+    root = jnp.sqrt(m * k)
+    spread = sqrt_d + jnp.sqrt(2 * jnp.log(8 * n / params.alpha))
+    if noise == "wishart":
+        c = lt2 * (root - spread) ** 2 - 4 * lt2 * root * spread
+        return dict(scale=lt2, dof=k, shift=-c, rho_min=4 * lt2 * root * spread, rho_max=8 * lt2 * root * spread,
+                    gamma=jnp.sqrt(lt2 * root * (sqrt_d + jnp.sqrt(2 * log_n))), m=m, margin=root - spread)
+    return dict(scale=lt2, dof=k, shift=jnp.zeros_like(k), rho_min=lt2 * (root - spread) ** 2,
+                rho_max=lt2 * (root + spread) ** 2, gamma=jnp.sqrt(lt2) * (sqrt_d + jnp.sqrt(2 * log_n)), m=m,
+                margin=root - spread)
+
+
+def _bind(params, horizon):
+    dtype = jnp.zeros(()).dtype
+    if params.horizon is None:
+        params = params._replace(horizon=jnp.asarray(horizon, dtype))
+    if params.alpha is None:
+        params = params._replace(alpha=(0.5 / jnp.asarray(params.horizon)).astype(dtype))  # traceable: 1/(2T)
+    return params
+
+
+def _jdp_level(dim: int, noise: str):
+    """The accountant's level (module docstring): μ-GDP for the Gaussian; for the Wishart, the profile of its nodes
+    composed (an (ε(δ), δ) pair at every δ)."""
+    def level(params, horizon, num_arms):
+        params = _bind(params, horizon)
+        nodes = counters.tree_levels(int(horizon))  # the most nodes a row is in
+        with jax.default_device(jax.devices("cpu")[0]), jax.enable_x64(True):
+            c = jdp_constants(jax.tree.map(lambda v: jnp.asarray(np.float64(v)), params), dim, noise)
+            lt2 = float(params.feature_bound) ** 2 + float(params.reward_bound) ** 2
+            if noise == "gaussian":
+                return {"mu": math.sqrt(nodes) * lt2 / float(c["scale"])}
+            k = float(c["dof"])
+        return {"profile": profiles.SelfComposed(profiles.Wishart(dim + 1, k), nodes)}
+    return level
+
+
+def linucb_jdp(num_arms: int, dim: int, *, noise: str = "gaussian") -> Policy:
+    """JDP-LinUCB: LinUCB on S&S's tree-released augmented Gram matrix, joint (ε, δ)-DP (Shariff & Sheffet 2018,
+    Algorithm 1 with §4's Gaussian or Wishart tree; module docstring). ``noise``: `JDP_NOISES`. Parameters:
+    `JDPParams`."""
+    checks.known_name("linucb-jdp noise", noise, JDP_NOISES)
+    d = checks.positive_int("dim", dim)
+    K = checks.positive_int("num_arms", num_arms)
+    node_law = "gaussian" if noise == "gaussian" else "wishart"
+    dtype = jnp.zeros(()).dtype
+
+    def init(params):
+        return JDPState(gram.tree_init(d, dtype), jnp.zeros((), jnp.int32))
+
+    def draw(key, steps, params):
+        return jax.random.uniform(key, (steps,))
+
+    def factor(rng, state, params, c):
+        """This round's V_t as a Cholesky factor, whether it is positive definite, and the release."""
+        pad = gram.padding_noise(jax.random.fold_in(rng.key, 0), node_law, d, c["scale"], c["dof"],
+                                 c["m"] - gram.live_nodes(state.tree).astype(c["m"].dtype))
+        released = gram.tree_release(state.tree, pad)
+        chol = jnp.linalg.cholesky(released[:d, :d] + c["shift"] * jnp.eye(d, dtype=released.dtype))
+        ok = jnp.all(jnp.isfinite(chol))
+        return jnp.where(ok, chol, jnp.eye(d, dtype=chol.dtype)), ok, released
+
+    def select(rng, state, params, features):
+        c = jdp_constants(params, d, noise)
+        chol, ok, released = factor(rng, state, params, c)
+        theta = jax.scipy.linalg.cho_solve((chol, True), released[:d, d])
+        logdet = 2 * jnp.sum(jnp.log(jnp.diagonal(chol)))
+        beta = (params.noise_scale * jnp.sqrt(jnp.maximum(
+            2 * jnp.log(2 / params.alpha) + logdet - d * jnp.log(c["rho_min"]), 0))
+            + params.theta_bound * jnp.sqrt(c["rho_max"]) + c["gamma"])
+        whitened = jax.scipy.linalg.solve_triangular(chol, features.T, lower=True)  # L⁻¹ xᵀ: ‖x‖²_{V⁻¹}
+        score = features @ theta + beta * jnp.sqrt(jnp.sum(whitened * whitened, axis=0))
+        u = rng.drawn
+        random_arm = jnp.minimum(jnp.floor(u * K).astype(jnp.int32), K - 1)
+        return jnp.where(ok, argmax_random_tie(score, u), random_arm)
+
+    def update(rng, state, arm, obs, params, features):
+        c = jdp_constants(params, d, noise)
+        _, ok, _ = factor(rng, state, params, c)  # the release select used (the same key): count a failure
+        x = jnp.sum(jnp.where((jnp.arange(K) == arm)[:, None], features, 0), axis=0)
+        v = gram.clip_row(x, obs, params.feature_bound, params.reward_bound)
+        node = gram.node_noise(jax.random.fold_in(rng.key, 1), node_law, d, c["scale"], c["dof"], v.dtype)
+        return JDPState(gram.tree_insert(state.tree, v, node), state.indefinite + (~ok).astype(jnp.int32))
+
+    def validate(params, horizon=None):
+        checks.in_range("epsilon", params.epsilon, 0.0, math.inf, low_open=True, high_open=True)
+        checks.in_range("delta", params.delta, 0.0, 1.0, low_open=True, high_open=True)
+        if params.alpha is not None:
+            checks.in_range("alpha", params.alpha, 0.0, 1.0, low_open=True, high_open=True)
+        if params.horizon is not None:
+            checks.in_range("horizon", params.horizon, 2.0, 2.0 ** 31 - 1)
+        checks.in_range("feature_bound", params.feature_bound, 0.0, math.inf, low_open=True, high_open=True)
+        checks.in_range("reward_bound", params.reward_bound, 0.0, math.inf, low_open=True, high_open=True)
+        checks.in_range("noise_scale", params.noise_scale, 0.0, math.inf, high_open=True)
+        checks.in_range("theta_bound", params.theta_bound, 0.0, math.inf, high_open=True)
+        if horizon is not None and params.horizon is not None and params.alpha is not None:
+            _check_regularizer(params, d, noise)
+
+    defaults = JDPParams(jnp.asarray(1.0, dtype), jnp.asarray(0.1, dtype), None, None, jnp.asarray(1.0, dtype),
+                         jnp.asarray(1.0, dtype), jnp.asarray(0.5, dtype), jnp.asarray(1.0, dtype))
+    accountant = Accountant("gdp" if noise == "gaussian" else "approx-dp", "joint", _jdp_level(d, noise),
+                            "one round's (features, reward) replaced",
+                            "Shariff & Sheffet 2018, §4 and Claim 7 (tree of "
+                            + ("Gaussian releases, composed as μ-GDP: Dong, Roth & Su 2022, Cor. 3.3)"
+                               if noise == "gaussian" else
+                               "Wishart releases, Sheffet 2015 Thm 4.1, composed by KOV 2015 Thm 3.5)"),
+                            calibrated="epsilon", calibrated_range=(0.0, math.inf))
+    return Policy("linucb-jdp", K, init, draw, select, update, validate, defaults, accountant=accountant,
+                  options={"noise": noise}, bind_horizon=_bind, contextual=True)
+
+
+def _check_regularizer(params, dim, noise):
+    """A clear error where S&S's bounds give no regularizer (Proposition 9 needs √(mk) > Δ_W: too few degrees of
+    freedom for the horizon and α), before any compilation."""
+    with jax.default_device(jax.devices("cpu")[0]), jax.enable_x64(True):
+        c = jdp_constants(jax.tree.map(lambda v: jnp.asarray(np.float64(v)), params), dim, noise)
+        rho_min, margin = float(c["rho_min"]), float(c["margin"])
+    if not (rho_min > 0 and margin > 0):
+        raise ValueError(f"linucb-jdp noise={noise!r}: epsilon={float(params.epsilon):g}, delta="
+                         f"{float(params.delta):g}, alpha={float(params.alpha):g} and horizon="
+                         f"{float(params.horizon):g} leave S&S's bounds without a regularizer (rho_min={rho_min:g}, "
+                         f"sqrt(mk) - Delta_W = {margin:g} must be positive); use noise='gaussian' or a smaller "
+                         f"epsilon")
+
+
+# The registration (`jaxbandit.registry`): its claim, audits and golden case (a random instance per run, features
+# drawn each round; it reads T: the whole run is replayed).
+POLICIES.register("linucb-jdp", linucb_jdp, private=True,
+                  audits=("linucb-jdp", "gram-tree-gaussian", "gram-tree-wishart"),
+                  golden=Golden(env="linear", env_params={"num_arms": 6, "dim": 3, "instance": "chowdhury-zhou"},
+                                params={"epsilon": 50.0, "feature_bound": 1.5}, full_horizon=True))

@@ -1,0 +1,211 @@
+"""Private linear bandits (issue 49): JDP-LinUCB (Shariff & Sheffet 2018) — its constants against the paper's
+formulas and the authors' printed numbers, its tree of Gram releases, its accountant, its fallback and its
+behaviour."""
+import math
+
+import numpy as np
+import pytest
+
+import jax
+import jax.numpy as jnp
+
+import jaxbandit as jb
+from jaxbandit import policies
+from jaxbandit.accounting import profiles
+from jaxbandit.accounting.accountants import Budget
+from jaxbandit.mechanisms import counters, gram
+from jaxbandit.policies import private_linear
+from jaxbandit.policies.private_linear import JDPParams, jdp_constants, tree_size, wishart_dof
+from jaxbandit.types import StepRandom, with_context
+
+
+def _params(**kw):
+    base = dict(epsilon=1.0, delta=0.1, alpha=1e-8, horizon=5e7, feature_bound=1.0, reward_bound=1.0,
+                noise_scale=1.0, theta_bound=1.0)
+    base.update(kw)
+    return JDPParams(*(jnp.asarray(np.float64(base[f])) for f in JDPParams._fields))
+
+
+def _constants(noise, **kw):
+    with jax.enable_x64(True):
+        return {k: float(v) for k, v in jdp_constants(_params(**kw), 5, noise).items()}
+
+
+# S&S's experiment 2 (their code's experiment2.jl): d = 5, L̃² = 2, ε = 1, δ = 0.1, T = 5·10⁷, α = 1/(2T); their
+# code's per-round failure probability is α' = α/2^⌈log₂T⌉ where the paper's is α/2n, so α = 2n·α' here puts the
+# same number in every logarithm (ln(2n/α) = ln(1/α'), ln(8n/α) = ln(4/α')).
+T_EXP = 5e7
+ALPHA_CODE = (1 / (2 * T_EXP)) / 2 ** 26
+ALPHA_SAME = 2 * T_EXP * ALPHA_CODE
+
+
+def test_tree_size_is_one_plus_ceil_log2():
+    for n, m in ((2, 2), (3, 3), (4, 3), (5, 4), (1024, 11), (1025, 12), (int(T_EXP), 27)):
+        assert int(tree_size(n)) == m == 1 + math.ceil(math.log2(n))
+
+
+def test_gaussian_constants_reproduce_the_authors_printed_rho_min():
+    """Their notebook prints ρ_min = Υ = 92208.7 for the Gaussian mechanism (cell 12)."""
+    c = _constants("gaussian", alpha=ALPHA_SAME)
+    assert c["rho_min"] == pytest.approx(92208.7, rel=1e-6)
+    assert c["rho_max"] == pytest.approx(3 * c["rho_min"]) and c["shift"] == pytest.approx(2 * c["rho_min"])
+    # σ = 4√m L̃² ln(4/δ)/ε per node (S&S §4.2): 153.34 at m = 27
+    assert c["scale"] == pytest.approx(4 * math.sqrt(27) * 2 * math.log(40), rel=1e-12)
+    assert c["scale"] == pytest.approx(153.34, abs=0.01)
+
+
+def test_wishart_constants_reproduce_the_authors_printed_rho_min(monkeypatch):
+    """Given their code's k = 239 278 (its δ split differs from the paper's: the module docstring), the shifted and
+    unshifted ρ_min are their notebook's 2.22336e5 and 1.28101e7 (Proposition 9)."""
+    monkeypatch.setattr(private_linear, "wishart_dof", lambda *a: jnp.asarray(239278.0, jnp.float64))
+    shifted = _constants("wishart", alpha=ALPHA_SAME)
+    unshifted = _constants("wishart-unshifted", alpha=ALPHA_SAME)
+    assert shifted["rho_min"] == pytest.approx(2.22336e5, rel=1e-5)
+    assert unshifted["rho_min"] == pytest.approx(1.28101e7, rel=1e-5)
+    # Eq. (4): the shifted release's regularizer is the unshifted one moved down by c; ρ_max = 2 ρ_min shifted
+    assert shifted["rho_max"] == pytest.approx(2 * shifted["rho_min"])
+    mk = 27 * 239278
+    spread = math.sqrt(5) + math.sqrt(2 * math.log(4 / ALPHA_CODE))
+    c = 2 * (math.sqrt(mk) - spread) ** 2 - 4 * 2 * math.sqrt(mk) * spread
+    assert -shifted["shift"] == pytest.approx(c, rel=1e-9)
+
+
+def test_wishart_dof_is_the_drafts_formula():
+    """k = d + 1 + ⌈224 m ln(8m/δ) ln(2/δ)/ε²⌉: 139 115 at S&S's experiment (d = 5, m = 27, ε = 1, δ = 0.1)."""
+    with jax.enable_x64(True):
+        k = float(wishart_dof(jnp.float64(1.0), jnp.float64(0.1), 27, 5))
+    assert k == 5 + 1 + math.ceil(224 * 27 * math.log(8 * 27 / 0.1) * math.log(2 / 0.1)) == 139115
+
+
+def test_clip_row_bounds_the_augmented_row():
+    v = gram.clip_row(jnp.asarray([3.0, 4.0]), jnp.asarray(-7.0), 2.0, 1.5)
+    np.testing.assert_allclose(np.asarray(v), [1.2, 1.6, -1.5], rtol=1e-6)
+    inside = gram.clip_row(jnp.asarray([0.3, 0.4]), jnp.asarray(0.5), 2.0, 1.5)
+    np.testing.assert_allclose(np.asarray(inside), [0.3, 0.4, 0.5], rtol=1e-6)
+
+
+@pytest.mark.parametrize("inserted", [0, 3, 6])
+def test_every_release_carries_exactly_m_node_noises(inserted):
+    """The padding brings a release to m node noises (S&S's analysis; `gram`): the noise of an off-diagonal entry
+    of M̃ − M has variance m σ² whatever the number of live nodes (popcount 0, 2, 2 here)."""
+    m, sigma, d, reps = 5, 1.0, 2, 20_000
+
+    def release(key):
+        k_nodes, k_pad = jax.random.split(key)
+        state = gram.tree_init(d, jnp.float32)
+        for i, k in enumerate(jax.random.split(k_nodes, max(inserted, 1))[:inserted]):
+            state = gram.tree_insert(state, jnp.zeros(d + 1), gram.node_noise(k, "gaussian", d, sigma, 0.0))
+        pad = gram.padding_noise(k_pad, "gaussian", d, sigma, 0.0, m - gram.live_nodes(state))
+        return gram.tree_release(state, pad)
+
+    noise = np.asarray(jax.vmap(release)(jax.random.split(jax.random.key(1), reps)), np.float64)
+    for (i, j), var in (((0, 1), m * sigma ** 2), ((1, 1), 2 * m * sigma ** 2)):  # (Z + Zᵀ)/√2: 2σ² on the diagonal
+        z = (noise[:, i, j].var() - var) / (var * math.sqrt(2 / reps))
+        assert abs(z) < 5, (i, j, noise[:, i, j].var(), var)
+
+
+def test_wishart_padding_brings_the_degrees_of_freedom_to_m_k():
+    d, k, count, reps = 2, 20.0, 3, 20_000
+    w = np.asarray(jax.vmap(lambda key: gram.padding_noise(key, "wishart", d, 1.0, k, count))(
+        jax.random.split(jax.random.key(2), reps)), np.float64)
+    mk = count * k
+    np.testing.assert_allclose(w.mean(0), mk * np.eye(d + 1), atol=6 * math.sqrt(2 * mk / reps))
+    z = (w[:, 0, 0].var() - 2 * mk) / (2 * mk * math.sqrt(2 / reps))
+    assert abs(z) < 6
+
+
+def test_gaussian_claim_is_the_composed_gdp_of_the_nodes_and_below_the_papers():
+    policy, params = policies.make("linucb-jdp", 10, dim=5, epsilon=1.0, delta=0.1)
+    T = 20_000
+    bound = jb.engine.bind(policy, jb.types.SimParams(None, params, None), T).policy
+    g = policy.accountant.guarantee(bound, T, 10)
+    assert (g.notion, g.scope) == ("gdp", "joint")
+    c = jdp_constants(bound, 5, "gaussian")
+    assert g.mu == pytest.approx(math.sqrt(counters.tree_levels(T)) * 2 / float(c["scale"]), rel=1e-6)
+    assert g.mu == pytest.approx(math.sqrt(15) * 1.0 / (4 * math.sqrt(16) * math.log(40)), rel=1e-5)
+    assert g.epsilon_at(0.1) < 1.0  # the paper's (1, 0.1) holds, with room: its split is loose
+
+
+def test_wishart_claim_meets_the_papers_epsilon_and_calibration_finds_the_boundary():
+    policy, params = policies.make("linucb-jdp", 10, {"noise": "wishart"}, dim=5, epsilon=1.0, delta=0.1)
+    T = 20_000
+    bound = jb.engine.bind(policy, jb.types.SimParams(None, params, None), T).policy
+    g = policy.accountant.guarantee(bound, T, 10)
+    assert (g.notion, g.scope) == ("approx-dp", "joint")
+    assert g.epsilon_at(0.1) <= 1.0 and g.delta_at(1.0) <= 0.1
+    budget = Budget(epsilon=1.0, delta=0.1)
+    calibrated = policy.accountant.calibrate(bound, T, 10, budget)
+    assert policy.accountant.guarantee(calibrated, T, 10).meets(budget)
+    assert float(calibrated.epsilon) > 1.0  # less noise than the paper's formula: its split is loose
+
+
+def _indefinite_state(d):
+    state = private_linear.JDPState(gram.tree_init(d, jnp.float32), jnp.zeros((), jnp.int32))
+    tree = state.tree.tree
+    huge = -1e9 * jnp.eye(d + 1)[..., None] * (jnp.arange(tree.alpha.shape[-1]) == 0)
+    tree = tree._replace(n=jnp.ones_like(tree.n), alpha_hat=tree.alpha_hat + huge)
+    return state._replace(tree=gram.GramTree(tree))
+
+
+def test_an_indefinite_release_plays_a_random_arm_and_is_counted():
+    d, K = 2, 4
+    policy, params = policies.make("linucb-jdp", K, dim=d, horizon=100.0, alpha=0.01)
+    policy = with_context(policy)
+    features = jnp.eye(K, d)
+    state = _indefinite_state(d)
+    arms = [int(policy.select(StepRandom(jax.random.key(i), jnp.float32(u)), state, params, features))
+            for i, u in enumerate((0.05, 0.3, 0.55, 0.8))]
+    assert arms == [0, 1, 2, 3]  # ⌊u K⌋: uniform from the step's uniform
+    after = policy.update(StepRandom(jax.random.key(0), None), state, jnp.int32(0), jnp.float32(1.0), params,
+                          features)
+    assert int(after.indefinite) == 1
+    fresh = policy.update(StepRandom(jax.random.key(0), None), policy.init(params), jnp.int32(0),
+                          jnp.float32(1.0), params, features)
+    assert int(fresh.indefinite) == 0
+
+
+@pytest.mark.parametrize("noise", ["gaussian", "wishart"])
+def test_jdp_linucb_learns_as_epsilon_grows(noise):
+    """On a random Chowdhury–Zhou instance per run: regret falls as ε grows, and beats uniform play at large ε."""
+    env, ep = jb.envs.make("linear", num_arms=20, dim=3, instance="chowdhury-zhou")
+    T = 1500
+    out = {}
+    for eps in (0.2, 1e4):
+        r = jb.simulate(env, "linucb-jdp", env_params=ep, policy_options={"noise": noise},
+                        policy_params={"epsilon": eps, "feature_bound": math.sqrt(2)}, horizon=T, runs=16, seed=1)
+        out[eps] = float(r.mean()[-1])
+    uniform = float(jb.simulate(env, "uniform", env_params=ep, horizon=T, runs=16, seed=1).mean()[-1])
+    assert out[1e4] < out[0.2] < uniform, (out, uniform)
+    # the Gaussian's noise vanishes as ε grows; the Wishart's cannot (k ≥ d + 2 and the shift of Eq. (4) leave a
+    # regularizer of order L̃² √(mk) Δ_W ≈ 700 here, larger than the Gram matrix of 1500 rounds)
+    assert out[1e4] < (0.5 if noise == "gaussian" else 0.75) * uniform, (out, uniform)
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("epsilon", 0.0, "epsilon"), ("delta", 1.0, "delta"), ("alpha", 2.0, "alpha"), ("feature_bound", -1.0,
+                                                                                        "feature_bound"),
+    ("reward_bound", 0.0, "reward_bound"), ("noise_scale", -0.5, "noise_scale"), ("horizon", 1.0, "horizon"),
+])
+def test_bad_parameters_are_refused_naming_them(field, value, message):
+    policy, params = policies.make("linucb-jdp", 4, dim=2)
+    with pytest.raises(ValueError, match=message):
+        policy.validate(params._replace(**{field: jnp.asarray(value)}))
+
+
+def test_a_wishart_tree_too_small_for_its_horizon_is_refused_before_running():
+    """d = 1, T = 10⁶, ε = 10⁴: k = 3, √(mk) = 7.9 < Δ_W = 1 + √(2 ln(8n/α)) = 8.8 (Proposition 9 needs more)."""
+    policy, params = policies.make("linucb-jdp", 4, {"noise": "wishart-unshifted"}, dim=1, epsilon=1e4)
+    with pytest.raises(ValueError, match="rho_min"):
+        jb.engine.bind(policy, jb.types.SimParams(None, params, None), 10**6)
+
+
+def test_privacy_command_states_the_joint_claim_and_needs_the_dimension(capsys):
+    from jaxbandit.cli import main
+    args = ["privacy", "--policy", "linucb-jdp", "--horizon", "20000", "--arms", "100", "--at-delta", "0.1"]
+    assert main(args) == 2
+    assert "--dim D" in capsys.readouterr().err
+    assert main(args + ["--dim", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "μ-GDP" in out and "joint DP" in out and "(epsilon, delta) = (" in out
+    assert main(args + ["--dim", "5", "--policy-option", "noise=wishart"]) == 0
+    assert "Wishart(d = 6" in capsys.readouterr().out
