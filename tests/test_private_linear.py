@@ -209,3 +209,72 @@ def test_privacy_command_states_the_joint_claim_and_needs_the_dimension(capsys):
     assert "μ-GDP" in out and "joint DP" in out and "(epsilon, delta) = (" in out
     assert main(args + ["--dim", "5", "--policy-option", "noise=wishart"]) == 0
     assert "Wishart(d = 6" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------------------------------- LDP-LinUCB
+def test_report_sensitivity_bounds_every_change_of_a_report():
+    """Δ = sqrt(2L⁴ + 4L²B̃²) is at least the ℓ2 change of (upper triangle of x xᵀ, y x) over random pairs."""
+    rng = np.random.default_rng(0)
+    L, B = 1.3, 0.7
+    bound = float(gram.report_sensitivity(L, B))
+    worst = 0.0
+    for _ in range(20_000):
+        d = rng.integers(1, 5)
+        x, z = (rng.normal(size=d) for _ in range(2))
+        x, z = x * L / np.linalg.norm(x) * rng.uniform(0.5, 1), z * L / np.linalg.norm(z) * rng.uniform(0.5, 1)
+        y, w = rng.uniform(-B, B, 2)
+        iu = np.triu_indices(d)
+        change = np.sqrt(np.sum((np.outer(x, x) - np.outer(z, z))[iu] ** 2) + np.sum((y * x - w * z) ** 2))
+        worst = max(worst, change)
+    assert worst <= bound and worst > 0.75 * bound
+
+
+def test_local_report_is_the_clipped_statistics_plus_gaussian_noise():
+    x, y = jnp.asarray([3.0, 4.0]), jnp.asarray(2.0)
+    reps = 20_000
+    m, v = jax.vmap(lambda k: gram.local_report(k, x, y, 0.5, 1.0, 1.0))(jax.random.split(jax.random.key(4), reps))
+    xc = np.array([0.6, 0.8])
+    np.testing.assert_allclose(np.asarray(m).mean(0), np.outer(xc, xc), atol=6 * 0.5 / math.sqrt(reps))
+    np.testing.assert_allclose(np.asarray(v).mean(0), xc, atol=6 * 0.5 / math.sqrt(reps))
+    np.testing.assert_array_equal(np.asarray(m), np.swapaxes(np.asarray(m), -1, -2))
+    assert np.asarray(m)[:, 0, 1].std() == pytest.approx(0.5, rel=0.03)
+    assert np.asarray(m)[:, 0, 0].std() == pytest.approx(0.5, rel=0.03)  # not doubled on the diagonal
+
+
+def test_ldp_sigma_width_and_claim():
+    policy, params = policies.make("linucb-ldp", 10, dim=5, epsilon=0.5, delta=0.1, feature_bound=math.sqrt(2))
+    T = 20_000
+    p = jb.engine.bind(policy, jb.types.SimParams(None, params, None), T).policy
+    delta_s = math.sqrt(2 * 4 + 4 * 2)
+    sigma = delta_s * math.sqrt(2 * math.log(12.5)) / 0.5
+    assert float(private_linear.ldp_sigma(p)) == pytest.approx(sigma, rel=1e-5)
+    upsilon, beta = (float(v) for v in private_linear.ldp_width(p, jnp.int32(100), 5))
+    u = sigma * 10 * (4 * math.sqrt(5) + 2 * math.log(2 * T * T))  # α = 1/T
+    assert upsilon == pytest.approx(u, rel=1e-5)
+    lt = math.log(T)
+    assert beta == pytest.approx(2 * sigma * math.sqrt(5 * lt) + (math.sqrt(3 * u) + sigma * math.sqrt(500 / u)) * 5 * lt,
+                                 rel=1e-5)
+    g = policy.accountant.guarantee(p, T, 10)
+    assert (g.notion, g.scope) == ("gdp", "report")
+    assert g.mu == pytest.approx(delta_s / sigma, rel=1e-5)
+    assert g.epsilon_at(0.1) < 0.5  # the classic Gaussian mechanism's σ is (ε, δ)-DP with room
+
+
+def test_ldp_linucb_sums_reports_and_counts_indefinite_rounds():
+    d, K = 2, 3
+    policy, params = policies.make("linucb-ldp", K, dim=d, horizon=100.0, epsilon=1e6)
+    params = jb.engine.bind(policy, jb.types.SimParams(None, params, None), 100).policy
+    policy = with_context(policy)
+    features = jnp.asarray([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
+    state = policy.init(params)
+    for t, (arm, r) in enumerate([(0, 1.0), (2, 0.0), (1, 1.0)]):
+        state = policy.update(StepRandom(jax.random.key(t), None), state, jnp.int32(arm), jnp.float32(r), params,
+                              features)
+    X = np.asarray(features)[[0, 2, 1]]
+    np.testing.assert_allclose(np.asarray(state.gram), X.T @ X, atol=1e-4)  # σ ≈ 4e-6 at ε = 10⁶
+    np.testing.assert_allclose(np.asarray(state.xr), X.T @ np.array([1.0, 0.0, 1.0]), atol=1e-4)
+    assert int(state.reports) == 3 and int(state.indefinite) == 0
+    bad = state._replace(gram=-1e9 * jnp.eye(d))
+    assert int(policy.select(StepRandom(jax.random.key(9), jnp.float32(0.9)), bad, params, features)) == 2
+    after = policy.update(StepRandom(jax.random.key(9), None), bad, jnp.int32(0), jnp.float32(1.0), params, features)
+    assert int(after.indefinite) == 1

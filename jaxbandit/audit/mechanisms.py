@@ -23,7 +23,7 @@ from jaxbandit.registry import AUDITS
 from jaxbandit.types import StepRandom
 
 __all__ = ["randomized_response", "local_laplace", "central_laplace_mean", "tree_counter", "hybrid_counter",
-           "gaussian_noisy_max", "gram_tree_gaussian", "gram_tree_wishart", "check_bug", "number", "laplace_release", "reused", "counter_feature_names"]
+           "gaussian_noisy_max", "gram_tree_gaussian", "gram_tree_wishart", "gram_local_report", "check_bug", "number", "laplace_release", "reused", "counter_feature_names"]
 
 
 def check_bug(component: str, bug) -> None:
@@ -348,6 +348,51 @@ def gram_tree_wishart(bug=None, epsilon=0.5, delta=1e-3, bound=20.0, items=2):
                  feature_names=_gram_feature_names(n))
 
 
+# A user whose x is e₁ with reward 1 against one whose x is at cosine 0.4 to it with reward −1: the largest change of
+# a d = 2 report (upper triangle of x xᵀ, and y x) for unit bounds, ≈ 2.085 (the claim's Δ = √6 bounds it).
+_REPORT_SIDES = ((1.0, 0.0, 1.0), (0.4, math.sqrt(1 - 0.16), -1.0))
+
+
+def _report_change(sides):
+    (a1, a2, y), (b1, b2, z) = sides
+    m = lambda x1, x2: np.array([x1 * x1, x1 * x2, x2 * x2])
+    return float(np.sqrt(np.sum((m(a1, a2) - m(b1, b2)) ** 2) + (y * a1 - z * b1) ** 2 + (y * a2 - z * b2) ** 2))
+
+
+def report_features(report):
+    """A d = 2 report (M, m) as its five numbers: the upper triangle of M, then m."""
+    matrix, vector = report
+    return jnp.concatenate([matrix[jnp.asarray([0, 0, 1]), jnp.asarray([0, 1, 1])], vector])
+
+
+REPORT_FEATURES = ("M[1,1]", "M[1,2]", "M[2,2]", "m[1]", "m[2]")
+
+
+def gram_local_report(bug=None, mu=1.0):
+    """Zheng et al. (2020): one user's Gaussian report (x xᵀ + σB, y x + σξ) of its clipped (x, y), ‖x‖ ≤ 1,
+    |y| ≤ 1 (`gram.local_report`): (Δ/σ)-GDP with Δ = √6 (`gram.report_sensitivity`); σ set so that μ is the given
+    level. The bound Δ = √6 is not attained: the largest change of a report is ≈ 2.085 (the audited sides)."""
+    from jaxbandit.mechanisms import gram
+    check_bug("gram-local-report", bug)
+    level = number("mu", mu, low_open=True, high_open=True)
+    delta = float(gram.report_sensitivity(1.0, 1.0))
+    sigma = delta / level
+    run_sigma = sigma / 2 if bug == "noise-halved" else sigma
+    scale = 3.0 if bug == "no-clamp" else 1.0  # unclipped inputs 3× the bounds (the bug: the clip is skipped)
+    rows = jnp.asarray(_REPORT_SIDES, jnp.float32) * scale
+
+    def features(key, side):
+        row = rows[side]
+        bounds = (10.0, 10.0) if bug == "no-clamp" else (1.0, 1.0)
+        return report_features(gram.local_report(key, row[:2], row[2], jnp.float32(run_sigma), *bounds))
+
+    return Audit("gram-local-report", "mu", level, 0.0, features, _report_change(_REPORT_SIDES) / sigma,
+                 "one user's (x, y) = (e₁, 1) vs (x at cosine 0.4 to e₁, −1), d = 2",
+                 "the user's report (x xᵀ + σB, y x + σξ)", "Zheng, Cai, Huang, Li & Wang 2020: the Gaussian "
+                 f"mechanism, σ = {sigma:.4g} for Δ = √6 (Dong, Roth & Su 2022, Thm 2.7)", tight=0.8, bug=bug,
+                 feature_names=REPORT_FEATURES)
+
+
 # The registrations (`jaxbandit.registry.AUDITS`): each audit with the planted bugs its default audit flags.
 AUDITS.register("linear", _bernoulli("linear"), bugs=("noise-halved",))
 AUDITS.register("quadratic", _bernoulli("quadratic"), bugs=("noise-halved",))
@@ -360,3 +405,4 @@ AUDITS.register("hybrid-counter", hybrid_counter, bugs=("noise-halved", "wrong-s
 AUDITS.register("gaussian-noisy-max", gaussian_noisy_max, bugs=("noise-halved",))
 AUDITS.register("gram-tree-gaussian", gram_tree_gaussian, bugs=("noise-halved", "no-clamp", "noise-reused"))
 AUDITS.register("gram-tree-wishart", gram_tree_wishart, bugs=("no-clamp", "scale-not-squared"))
+AUDITS.register("gram-local-report", gram_local_report, bugs=("noise-halved", "no-clamp"))

@@ -17,6 +17,11 @@ every release the law S&S analyse. It is drawn afresh each round, independently 
 post-processing: the privacy is the tree's (each v_t enters one node per level, at most ⌊log₂T⌋ + 1 nodes).
 Unlike the authors' tree, consecutive releases do not share their padding (only their live nodes).
 
+Zheng, Cai, Huang, Li & Wang, "Locally Differentially Private (Contextual) Bandits Learning", NeurIPS 2020: each
+user perturbs its own statistics before sending them (`local_report`): x xᵀ + B, B symmetric with i.i.d. N(0, σ²)
+entries on and above the diagonal, and y x + ξ, ξ ~ N(0, σ² I) (the authors' code, `src/linucb.py`); the server
+only ever sums reports.
+
 `clip_row` bounds ‖v_t‖ ≤ L̃ before it is inserted (‖x‖ ≤ L by scaling, y ∈ [−B̃, B̃] by clamping; L̃² = L² + B̃²,
 S&S Assumption 6): the sensitivity every claim rests on.
 """
@@ -28,9 +33,10 @@ import jax
 import jax.numpy as jnp
 
 from jaxbandit.mechanisms import counters, releases
+from jaxbandit.mechanisms import normal as normal_noise
 
 __all__ = ["GramTree", "clip_row", "tree_init", "tree_insert", "tree_release", "live_nodes", "NOISES",
-           "node_noise", "padding_noise"]
+           "node_noise", "padding_noise", "local_report", "report_sensitivity"]
 
 #: The node noises of S&S's tree: a symmetric Gaussian matrix (§4.2) or a Wishart matrix (§4.1).
 NOISES = ("gaussian", "wishart")
@@ -89,3 +95,25 @@ def padding_noise(key, noise: str, dim: int, scale, dof, count):
     if noise == "gaussian":
         return jnp.sqrt(count).astype(jnp.result_type(scale)) * node_noise(key, noise, dim, scale, dof)
     return node_noise(key, noise, dim, scale, count * dof)
+
+
+def report_sensitivity(feature_bound, reward_bound):
+    """Δ = sqrt(2L⁴ + 4L²B̃²): a bound on the ℓ2 change of a user's report (the upper triangle of x xᵀ, and y x)
+    when its (x, y) is replaced, ‖x‖ ≤ L, |y| ≤ B̃: Σ_{i≤j} (x_i x_j − x'_i x'_j)² ≤ ‖x‖⁴ + ‖x'‖⁴ ≤ 2L⁴ (the
+    upper triangle counts an off-diagonal pair once; ‖xxᵀ − x'x'ᵀ‖_F² = ‖x‖⁴ + ‖x'‖⁴ − 2(xᵀx')²) and
+    ‖yx − y'x'‖² ≤ (2LB̃)². √6 for L = B̃ = 1 (the authors' code calibrates for 2√2 ≥ √6)."""
+    return (2 * feature_bound ** 4 + 4 * feature_bound ** 2 * reward_bound ** 2) ** 0.5
+
+
+def local_report(key, x, y, sigma, feature_bound, reward_bound):
+    """One user's local randomizer (Zheng et al. 2020; the Gaussian mechanism): its (x, y) clipped to ‖x‖ ≤ L,
+    |y| ≤ B̃ (`clip_row`), then (x xᵀ + σ B, y x + σ ξ), B symmetric with i.i.d. N(0, 1) entries on and above the
+    diagonal, ξ ~ N(0, I). (Δ/σ)-GDP for the user's data, Δ = `report_sensitivity` (Dong, Roth & Su 2022,
+    Thm 2.7)."""
+    v = clip_row(x, y, feature_bound, reward_bound)
+    x, y = v[:-1], v[-1]
+    k_matrix, k_vector = jax.random.split(key)
+    d = x.shape[-1]
+    noise_m = releases.symmetric_normal(k_matrix, (), d, dtype=x.dtype)
+    noise_v = normal_noise.normal(k_vector, (d,), "tail-safe", x.dtype)
+    return jnp.outer(x, x) + sigma * noise_m, y * x + sigma * noise_v

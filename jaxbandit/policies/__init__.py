@@ -20,7 +20,7 @@ from jaxbandit.policies.ftpl import dp_ftpl_beta, dp_ftpl_gauss, dp_ftpl_new, gd
 from jaxbandit.policies.robust import dp_rse, dp_rucb, ldp_rse
 from jaxbandit.policies.greedy import epsilon_greedy, uniform
 from jaxbandit.policies.linear import lin_ts, linucb
-from jaxbandit.policies.private_linear import linucb_jdp
+from jaxbandit.policies.private_linear import linucb_jdp, linucb_ldp
 from jaxbandit.policies.thompson import gaussian_thompson, modified_thompson, thompson
 from jaxbandit.policies.ucb import klucb, lazy_ucb, ucb1
 from jaxbandit.registry import POLICIES

@@ -42,6 +42,23 @@ its failure probability per round is α/2^⌈log₂T⌉ where the paper's is α/
 exactly m node noises with shared padding, ours draws the padding afresh (`jaxbandit.mechanisms.gram`). The draft
 prints W_{d+1}(L̃ I, k) once, for L̃² I (erratum; L̃² here, as in its proofs and code).
 
+LDP-LinUCB (``linucb-ldp``): Zheng, Cai, Huang, Li & Wang, "Locally Differentially Private (Contextual) Bandits
+Learning", NeurIPS 2020. Each user perturbs its own (x_t, y_t) (`gram.local_report`: x xᵀ + σB and y x + σξ, the
+Gaussian mechanism), and the server runs LinUCB on the sums of the reports Ṽ_t, ũ_t with a regularizer that
+dominates their noise (the authors' code, `src/linucb.py`, and Han et al.'s re-implementation, NeurIPS 2021, agree
+on these formulas; the paper's body was not available to us):
+
+    Υ_t = σ √t (4√d + 2 ln(2T/α)),   V_t = Ṽ_t + 2Υ_t I,   θ̂_t = V_t⁻¹ ũ_t,
+    β_t = 2σ √(d ln T) + (√(3Υ_t) + σ √(d t/Υ_t)) d ln T,   x_t = argmax ⟨θ̂_t, x⟩ + β_t ‖x‖_{V_t⁻¹},
+
+t the number of reports so far (at least 1: round 1's regularizer is 2Υ_1 I, where the authors' code hard-codes
+0.1). σ = Δ √(2 ln(1.25/δ))/ε (the Gaussian mechanism, Dwork & Roth 2014, Thm A.1, for ε < 1), with Δ =
+sqrt(2L⁴ + 4L²B̃²) the sensitivity of a report (`gram.report_sensitivity`; the authors' code uses 2√2 for L = B̃ = 1,
+their README quotes the paper's reward bound 2). The accountant states the exact claim of the noise, μ = Δ/σ-GDP per
+report (scope "report": the server and every other party see only reports), of which (ε, δ) at the paper's δ is a
+conversion (below ε for ε < 1). The authors' code adds the bonus as β_t ‖x‖²_{V⁻¹} (no square root); the square root
+is the paper's rule (and Han et al.'s and Chowdhury & Zhou's).
+
 A release whose V_t is not positive definite (probability at most α over the run, by the bounds above) cannot give
 θ̃_t: that round plays a uniformly random arm, and ``indefinite`` in the state counts such rounds.
 """
@@ -62,7 +79,8 @@ from jaxbandit.policies.common import argmax_random_tie
 from jaxbandit.registry import POLICIES, Golden
 from jaxbandit.types import Policy
 
-__all__ = ["JDPParams", "JDPState", "linucb_jdp", "JDP_NOISES", "jdp_constants", "tree_size", "wishart_dof"]
+__all__ = ["JDPParams", "JDPState", "linucb_jdp", "JDP_NOISES", "jdp_constants", "tree_size", "wishart_dof",
+           "LDPParams", "LDPState", "linucb_ldp", "ldp_sigma", "ldp_width"]
 
 #: The noises of JDP-LinUCB: S&S's Gaussian (§4.2), shifted Wishart (§4.1, Eq. (4)), unshifted Wishart.
 JDP_NOISES = ("gaussian", "wishart", "wishart-unshifted")
@@ -252,9 +270,136 @@ def _check_regularizer(params, dim, noise):
                          f"epsilon")
 
 
+# ------------------------------------------------------------------------------------------------- LDP-LinUCB
+class LDPParams(NamedTuple):
+    """Parameters of LDP-LinUCB.
+
+    Attributes:
+      epsilon, delta: the (ε, δ) of each user's report the noise is set for (σ = Δ √(2 ln(1.25/δ))/ε; ε > 0, δ in
+        (0, 1)); the accountant states the exact μ-GDP of that σ.
+      alpha: α in (0, 1), the regularizer's failure probability (Υ_t); ``None``: 1/T.
+      horizon: T known to the algorithm (ln T and 2T/α); ``None``: the run's.
+      feature_bound: L > 0; reward_bound: B̃ > 0 (reports are clipped to them by the user).
+    """
+    epsilon: jax.Array
+    delta: jax.Array
+    alpha: jax.Array | None
+    horizon: jax.Array | None
+    feature_bound: jax.Array
+    reward_bound: jax.Array
+
+
+class LDPState(NamedTuple):
+    """LDP-LinUCB's state (per run): the sums of the users' reports and their number, and the count of rounds whose
+    V_t was not positive definite."""
+    gram: jax.Array       # f[d, d] Ṽ = Σ (x xᵀ + σB)
+    xr: jax.Array         # f[d] ũ = Σ (y x + σξ)
+    reports: jax.Array    # int32
+    indefinite: jax.Array  # int32
+
+
+def ldp_sigma(params):
+    """σ = Δ √(2 ln(1.25/δ))/ε, Δ = `gram.report_sensitivity` (module docstring)."""
+    return (gram.report_sensitivity(params.feature_bound, params.reward_bound)
+            * jnp.sqrt(2 * jnp.log(1.25 / params.delta)) / params.epsilon)
+
+
+def ldp_width(params, reports, dim: int):
+    """(Υ_t, β_t) after t = max(reports, 1) reports (module docstring; Zheng et al.'s code's formulas)."""
+    sigma = ldp_sigma(params)
+    t = jnp.maximum(reports, 1).astype(sigma.dtype)
+    upsilon = sigma * jnp.sqrt(t) * (4 * math.sqrt(dim) + 2 * jnp.log(2 * params.horizon / params.alpha))
+    log_t = jnp.log(params.horizon)
+    beta = (2 * sigma * jnp.sqrt(dim * log_t)
+            + (jnp.sqrt(3 * upsilon) + sigma * jnp.sqrt(dim * t / upsilon)) * dim * log_t)
+    return upsilon, beta
+
+
+def _bind_ldp(params, horizon):
+    dtype = jnp.zeros(()).dtype
+    if params.horizon is None:
+        params = params._replace(horizon=jnp.asarray(horizon, dtype))
+    if params.alpha is None:
+        params = params._replace(alpha=(1.0 / jnp.asarray(params.horizon)).astype(dtype))  # traceable: 1/T
+    return params
+
+
+def _cholesky_or_identity(matrix):
+    """(L, ok): the Cholesky factor of a symmetric matrix, or I and False where it is not positive definite."""
+    chol = jnp.linalg.cholesky(matrix)
+    ok = jnp.all(jnp.isfinite(chol))
+    return jnp.where(ok, chol, jnp.eye(matrix.shape[-1], dtype=chol.dtype)), ok
+
+
+def _ucb_arm(chol, ok, theta, beta, features, u, num_arms):
+    """argmax ⟨θ, x⟩ + β ‖x‖_{V⁻¹} (V = L Lᵀ), ties at random; a uniformly random arm where V was indefinite."""
+    whitened = jax.scipy.linalg.solve_triangular(chol, features.T, lower=True)  # L⁻¹ xᵀ: ‖x‖²_{V⁻¹}
+    score = features @ theta + beta * jnp.sqrt(jnp.sum(whitened * whitened, axis=0))
+    random_arm = jnp.minimum(jnp.floor(u * num_arms).astype(jnp.int32), num_arms - 1)
+    return jnp.where(ok, argmax_random_tie(score, u), random_arm)
+
+
+def linucb_ldp(num_arms: int, dim: int) -> Policy:
+    """LDP-LinUCB: LinUCB on the sums of the users' Gaussian reports (Zheng et al. 2020; module docstring), each
+    report μ-GDP (ε, δ)-LDP. Parameters: `LDPParams`."""
+    d = checks.positive_int("dim", dim)
+    K = checks.positive_int("num_arms", num_arms)
+    dtype = jnp.zeros(()).dtype
+
+    def init(params):
+        return LDPState(jnp.zeros((d, d), dtype), jnp.zeros(d, dtype), jnp.zeros((), jnp.int32),
+                        jnp.zeros((), jnp.int32))
+
+    def draw(key, steps, params):
+        return jax.random.uniform(key, (steps,))
+
+    def factor(state, params):
+        upsilon, beta = ldp_width(params, state.reports, d)
+        chol, ok = _cholesky_or_identity(state.gram + 2 * upsilon * jnp.eye(d, dtype=state.gram.dtype))
+        return chol, ok, beta
+
+    def select(rng, state, params, features):
+        chol, ok, beta = factor(state, params)
+        theta = jax.scipy.linalg.cho_solve((chol, True), state.xr)
+        return _ucb_arm(chol, ok, theta, beta, features, rng.drawn, K)
+
+    def update(rng, state, arm, obs, params, features):
+        _, ok, _ = factor(state, params)  # the V_t select used: count a failure
+        x = jnp.sum(jnp.where((jnp.arange(K) == arm)[:, None], features, 0), axis=0)
+        m, v = gram.local_report(rng.key, x, obs, ldp_sigma(params), params.feature_bound, params.reward_bound)
+        return LDPState(state.gram + m, state.xr + v, state.reports + 1,
+                        state.indefinite + (~ok).astype(jnp.int32))
+
+    def validate(params, horizon=None):
+        checks.in_range("epsilon", params.epsilon, 0.0, math.inf, low_open=True, high_open=True)
+        checks.in_range("delta", params.delta, 0.0, 1.0, low_open=True, high_open=True)
+        if params.alpha is not None:
+            checks.in_range("alpha", params.alpha, 0.0, 1.0, low_open=True, high_open=True)
+        if params.horizon is not None:
+            checks.in_range("horizon", params.horizon, 2.0, 2.0 ** 31 - 1)
+        checks.in_range("feature_bound", params.feature_bound, 0.0, math.inf, low_open=True, high_open=True)
+        checks.in_range("reward_bound", params.reward_bound, 0.0, math.inf, low_open=True, high_open=True)
+
+    def level(params, horizon, num_arms):
+        sigma = float(ldp_sigma(jax.tree.map(lambda v: np.float64(v), params)))
+        return {"mu": float(gram.report_sensitivity(float(params.feature_bound), float(params.reward_bound))) / sigma}
+
+    defaults = LDPParams(jnp.asarray(1.0, dtype), jnp.asarray(0.1, dtype), None, None, jnp.asarray(1.0, dtype),
+                         jnp.asarray(1.0, dtype))
+    accountant = Accountant("gdp", "report", level, "one user's (features, reward) replaced in its report",
+                            "Zheng et al. 2020: the Gaussian mechanism on a user's (x xᵀ, y x) (Dong, Roth & Su 2022, "
+                            "Thm 2.7, with Δ = sqrt(2L⁴ + 4L²B̃²))", calibrated="epsilon",
+                            calibrated_range=(0.0, math.inf))
+    return Policy("linucb-ldp", K, init, draw, select, update, validate, defaults, accountant=accountant,
+                  bind_horizon=_bind_ldp, contextual=True)
+
+
 # The registration (`jaxbandit.registry`): its claim, audits and golden case (a random instance per run, features
 # drawn each round; it reads T: the whole run is replayed).
 POLICIES.register("linucb-jdp", linucb_jdp, private=True,
                   audits=("linucb-jdp", "gram-tree-gaussian", "gram-tree-wishart"),
+                  golden=Golden(env="linear", env_params={"num_arms": 6, "dim": 3, "instance": "chowdhury-zhou"},
+                                params={"epsilon": 50.0, "feature_bound": 1.5}, full_horizon=True))
+POLICIES.register("linucb-ldp", linucb_ldp, private=True, audits=("linucb-ldp", "gram-local-report"),
                   golden=Golden(env="linear", env_params={"num_arms": 6, "dim": 3, "instance": "chowdhury-zhou"},
                                 params={"epsilon": 50.0, "feature_bound": 1.5}, full_horizon=True))
