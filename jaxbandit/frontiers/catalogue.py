@@ -110,7 +110,8 @@ def algorithms(env, env_params: Mapping | None = None, *, include: Sequence[str]
             continue  # a contextual policy runs only on a contextual environment
         pol = policies.get(name, K, env_o.dim)
         if pol.accountant is not None:
-            found.append(Algorithm(name, name, "identity", "local" if pol.accountant.notion == "ldp" else "central"))
+            # who is trusted: no one where the claim is about each user's report, else the server
+            found.append(Algorithm(name, name, "identity", "local" if pol.accountant.scope == "report" else "central"))
         elif name in PLAIN_LEARNERS + CHANNEL_AWARE:
             for channel in channels:
                 fields = set(privatizers.make(channel)[1]._fields)

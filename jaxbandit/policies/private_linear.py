@@ -183,9 +183,10 @@ def _jdp_level(dim: int, noise: str):
 
 
 def linucb_jdp(num_arms: int, dim: int, *, noise: str = "gaussian") -> Policy:
-    """JDP-LinUCB: LinUCB on S&S's tree-released augmented Gram matrix, joint (ε, δ)-DP (Shariff & Sheffet 2018,
-    Algorithm 1 with §4's Gaussian or Wishart tree; module docstring). ``noise``: `JDP_NOISES`. Parameters:
-    `JDPParams`."""
+    """JDP-LinUCB: LinUCB on a tree of noisy Gram releases, joint (ε, δ)-DP (Shariff & Sheffet 2018, Alg. 1, §4).
+
+    Gaussian or Wishart node noise (``noise``: `JDP_NOISES`); the module docstring has the constants and the claim.
+    Parameters: `JDPParams`."""
     checks.known_name("linucb-jdp noise", noise, JDP_NOISES)
     d = checks.positive_int("dim", dim)
     K = checks.positive_int("num_arms", num_arms)
@@ -340,8 +341,10 @@ def _ucb_arm(chol, ok, theta, beta, features, u, num_arms):
 
 
 def linucb_ldp(num_arms: int, dim: int) -> Policy:
-    """LDP-LinUCB: LinUCB on the sums of the users' Gaussian reports (Zheng et al. 2020; module docstring), each
-    report μ-GDP (ε, δ)-LDP. Parameters: `LDPParams`."""
+    """LDP-LinUCB: LinUCB on the sums of the users' Gaussian reports of (x xᵀ, y x), (ε, δ)-LDP (Zheng et al. 2020).
+
+    Each report is μ-GDP; the module docstring has the regularizer, the width and the claim. Parameters:
+    `LDPParams`."""
     d = checks.positive_int("dim", dim)
     K = checks.positive_int("num_arms", num_arms)
     dtype = jnp.zeros(()).dtype
