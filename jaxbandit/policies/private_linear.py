@@ -76,6 +76,7 @@ from jaxbandit.accounting import profiles
 from jaxbandit.accounting.accountants import Accountant
 from jaxbandit.mechanisms import counters, gram
 from jaxbandit.policies.common import argmax_random_tie
+from jaxbandit.policies.linear import pick_row
 from jaxbandit.registry import POLICIES, Golden
 from jaxbandit.types import Policy
 
@@ -182,6 +183,33 @@ def _jdp_level(dim: int, noise: str):
     return level
 
 
+def _cholesky_or_identity(matrix):
+    """(L, ok): the Cholesky factor of a symmetric matrix, or I and False where it is not positive definite."""
+    chol = jnp.linalg.cholesky(matrix)
+    ok = jnp.all(jnp.isfinite(chol))
+    return jnp.where(ok, chol, jnp.eye(matrix.shape[-1], dtype=chol.dtype)), ok
+
+
+def _ucb_arm(chol, ok, theta, beta, features, u, num_arms):
+    """argmax ⟨θ, x⟩ + β ‖x‖_{V⁻¹} (V = L Lᵀ), ties at random; a uniformly random arm where V was indefinite."""
+    whitened = jax.scipy.linalg.solve_triangular(chol, features.T, lower=True)  # L⁻¹ xᵀ: ‖x‖²_{V⁻¹}
+    score = features @ theta + beta * jnp.sqrt(jnp.sum(whitened * whitened, axis=0))
+    random_arm = jnp.minimum(jnp.floor(u * num_arms).astype(jnp.int32), num_arms - 1)
+    return jnp.where(ok, argmax_random_tie(score, u), random_arm)
+
+
+def _check_common(params):
+    """The checks every private LinUCB's parameters share (privacy level, failure probability, horizon, bounds)."""
+    checks.in_range("epsilon", params.epsilon, 0.0, math.inf, low_open=True, high_open=True)
+    checks.in_range("delta", params.delta, 0.0, 1.0, low_open=True, high_open=True)
+    if params.alpha is not None:
+        checks.in_range("alpha", params.alpha, 0.0, 1.0, low_open=True, high_open=True)
+    if params.horizon is not None:
+        checks.in_range("horizon", params.horizon, 2.0, 2.0 ** 31 - 1)
+    checks.in_range("feature_bound", params.feature_bound, 0.0, math.inf, low_open=True, high_open=True)
+    checks.in_range("reward_bound", params.reward_bound, 0.0, math.inf, low_open=True, high_open=True)
+
+
 def linucb_jdp(num_arms: int, dim: int, *, noise: str = "gaussian") -> Policy:
     """JDP-LinUCB: LinUCB on a tree of noisy Gram releases, joint (ε, δ)-DP (Shariff & Sheffet 2018, Alg. 1, §4).
 
@@ -204,9 +232,8 @@ def linucb_jdp(num_arms: int, dim: int, *, noise: str = "gaussian") -> Policy:
         pad = gram.padding_noise(jax.random.fold_in(rng.key, 0), node_law, d, c["scale"], c["dof"],
                                  c["m"] - gram.live_nodes(state.tree).astype(c["m"].dtype))
         released = gram.tree_release(state.tree, pad)
-        chol = jnp.linalg.cholesky(released[:d, :d] + c["shift"] * jnp.eye(d, dtype=released.dtype))
-        ok = jnp.all(jnp.isfinite(chol))
-        return jnp.where(ok, chol, jnp.eye(d, dtype=chol.dtype)), ok, released
+        chol, ok = _cholesky_or_identity(released[:d, :d] + c["shift"] * jnp.eye(d, dtype=released.dtype))
+        return chol, ok, released
 
     def select(rng, state, params, features):
         c = jdp_constants(params, d, noise)
@@ -216,29 +243,17 @@ def linucb_jdp(num_arms: int, dim: int, *, noise: str = "gaussian") -> Policy:
         beta = (params.noise_scale * jnp.sqrt(jnp.maximum(
             2 * jnp.log(2 / params.alpha) + logdet - d * jnp.log(c["rho_min"]), 0))
             + params.theta_bound * jnp.sqrt(c["rho_max"]) + c["gamma"])
-        whitened = jax.scipy.linalg.solve_triangular(chol, features.T, lower=True)  # L⁻¹ xᵀ: ‖x‖²_{V⁻¹}
-        score = features @ theta + beta * jnp.sqrt(jnp.sum(whitened * whitened, axis=0))
-        u = rng.drawn
-        random_arm = jnp.minimum(jnp.floor(u * K).astype(jnp.int32), K - 1)
-        return jnp.where(ok, argmax_random_tie(score, u), random_arm)
+        return _ucb_arm(chol, ok, theta, beta, features, rng.drawn, K)
 
     def update(rng, state, arm, obs, params, features):
         c = jdp_constants(params, d, noise)
         _, ok, _ = factor(rng, state, params, c)  # the release select used (the same key): count a failure
-        x = jnp.sum(jnp.where((jnp.arange(K) == arm)[:, None], features, 0), axis=0)
-        v = gram.clip_row(x, obs, params.feature_bound, params.reward_bound)
+        v = gram.clip_row(pick_row(features, arm), obs, params.feature_bound, params.reward_bound)
         node = gram.node_noise(jax.random.fold_in(rng.key, 1), node_law, d, c["scale"], c["dof"], v.dtype)
         return JDPState(gram.tree_insert(state.tree, v, node), state.indefinite + (~ok).astype(jnp.int32))
 
     def validate(params, horizon=None):
-        checks.in_range("epsilon", params.epsilon, 0.0, math.inf, low_open=True, high_open=True)
-        checks.in_range("delta", params.delta, 0.0, 1.0, low_open=True, high_open=True)
-        if params.alpha is not None:
-            checks.in_range("alpha", params.alpha, 0.0, 1.0, low_open=True, high_open=True)
-        if params.horizon is not None:
-            checks.in_range("horizon", params.horizon, 2.0, 2.0 ** 31 - 1)
-        checks.in_range("feature_bound", params.feature_bound, 0.0, math.inf, low_open=True, high_open=True)
-        checks.in_range("reward_bound", params.reward_bound, 0.0, math.inf, low_open=True, high_open=True)
+        _check_common(params)
         checks.in_range("noise_scale", params.noise_scale, 0.0, math.inf, high_open=True)
         checks.in_range("theta_bound", params.theta_bound, 0.0, math.inf, high_open=True)
         if horizon is not None and params.horizon is not None and params.alpha is not None:
@@ -325,21 +340,6 @@ def _bind_ldp(params, horizon):
     return params
 
 
-def _cholesky_or_identity(matrix):
-    """(L, ok): the Cholesky factor of a symmetric matrix, or I and False where it is not positive definite."""
-    chol = jnp.linalg.cholesky(matrix)
-    ok = jnp.all(jnp.isfinite(chol))
-    return jnp.where(ok, chol, jnp.eye(matrix.shape[-1], dtype=chol.dtype)), ok
-
-
-def _ucb_arm(chol, ok, theta, beta, features, u, num_arms):
-    """argmax ⟨θ, x⟩ + β ‖x‖_{V⁻¹} (V = L Lᵀ), ties at random; a uniformly random arm where V was indefinite."""
-    whitened = jax.scipy.linalg.solve_triangular(chol, features.T, lower=True)  # L⁻¹ xᵀ: ‖x‖²_{V⁻¹}
-    score = features @ theta + beta * jnp.sqrt(jnp.sum(whitened * whitened, axis=0))
-    random_arm = jnp.minimum(jnp.floor(u * num_arms).astype(jnp.int32), num_arms - 1)
-    return jnp.where(ok, argmax_random_tie(score, u), random_arm)
-
-
 def linucb_ldp(num_arms: int, dim: int) -> Policy:
     """LDP-LinUCB: LinUCB on the sums of the users' Gaussian reports of (x xᵀ, y x), (ε, δ)-LDP (Zheng et al. 2020).
 
@@ -368,20 +368,12 @@ def linucb_ldp(num_arms: int, dim: int) -> Policy:
 
     def update(rng, state, arm, obs, params, features):
         _, ok, _ = factor(state, params)  # the V_t select used: count a failure
-        x = jnp.sum(jnp.where((jnp.arange(K) == arm)[:, None], features, 0), axis=0)
-        m, v = gram.local_report(rng.key, x, obs, ldp_sigma(params), params.feature_bound, params.reward_bound)
+        m, v = gram.local_report(rng.key, pick_row(features, arm), obs, ldp_sigma(params), params.feature_bound, params.reward_bound)
         return LDPState(state.gram + m, state.xr + v, state.reports + 1,
                         state.indefinite + (~ok).astype(jnp.int32))
 
     def validate(params, horizon=None):
-        checks.in_range("epsilon", params.epsilon, 0.0, math.inf, low_open=True, high_open=True)
-        checks.in_range("delta", params.delta, 0.0, 1.0, low_open=True, high_open=True)
-        if params.alpha is not None:
-            checks.in_range("alpha", params.alpha, 0.0, 1.0, low_open=True, high_open=True)
-        if params.horizon is not None:
-            checks.in_range("horizon", params.horizon, 2.0, 2.0 ** 31 - 1)
-        checks.in_range("feature_bound", params.feature_bound, 0.0, math.inf, low_open=True, high_open=True)
-        checks.in_range("reward_bound", params.reward_bound, 0.0, math.inf, low_open=True, high_open=True)
+        _check_common(params)
 
     def level(params, horizon, num_arms):
         sigma = float(ldp_sigma(jax.tree.map(lambda v: np.float64(v), params)))
