@@ -105,7 +105,7 @@ def test_every_release_carries_exactly_m_node_noises(inserted):
 
 
 def test_wishart_padding_brings_the_degrees_of_freedom_to_m_k():
-    d, k, count, reps = 2, 20.0, 3, 20_000
+    d, k, count, reps = 2, 20.0, 3, 8_000
     w = np.asarray(jax.vmap(lambda key: gram.padding_noise(key, "wishart", d, 1.0, k, count))(
         jax.random.split(jax.random.key(2), reps)), np.float64)
     mk = count * k
@@ -164,6 +164,7 @@ def test_an_indefinite_release_plays_a_random_arm_and_is_counted():
     assert int(fresh.indefinite) == 0
 
 
+@pytest.mark.slow  # three simulations of 1500 rounds per noise (18 s); the golden and contract cases run it by default
 @pytest.mark.parametrize("noise", ["gaussian", "wishart"])
 def test_jdp_linucb_learns_as_epsilon_grows(noise):
     """On a random Chowdhury–Zhou instance per run: regret falls as ε grows, and beats uniform play at large ε."""
