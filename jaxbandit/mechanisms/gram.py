@@ -38,7 +38,7 @@ from jaxbandit.mechanisms import normal as normal_noise
 __all__ = ["GramTree", "clip_row", "tree_init", "tree_insert", "tree_release", "live_nodes", "NOISES",
            "node_noise", "padding_noise", "local_report", "report_sensitivity"]
 
-#: The node noises of S&S's tree: a symmetric Gaussian matrix (§4.2) or a Wishart matrix (§4.1).
+#: The node noises of S&S's tree, a symmetric Gaussian matrix (§4.2) or a Wishart matrix (§4.1).
 NOISES = ("gaussian", "wishart")
 
 

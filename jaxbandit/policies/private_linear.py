@@ -83,7 +83,7 @@ from jaxbandit.types import Policy
 __all__ = ["JDPParams", "JDPState", "linucb_jdp", "JDP_NOISES", "jdp_constants", "tree_size", "wishart_dof",
            "LDPParams", "LDPState", "linucb_ldp", "ldp_sigma", "ldp_width"]
 
-#: The noises of JDP-LinUCB: S&S's Gaussian (§4.2), shifted Wishart (§4.1, Eq. (4)), unshifted Wishart.
+#: The noises of JDP-LinUCB, S&S's Gaussian (§4.2), shifted Wishart (§4.1, Eq. (4)) and unshifted Wishart.
 JDP_NOISES = ("gaussian", "wishart", "wishart-unshifted")
 
 
@@ -91,8 +91,9 @@ class JDPParams(NamedTuple):
     """Parameters of JDP-LinUCB.
 
     Attributes:
-      epsilon, delta: the (ε, δ) the noise is set for by S&S's formulas (ε > 0, δ in (0, 1)); the claim the
-        accountant states for them is at most that (module docstring).
+      epsilon: the ε the noise is set for by S&S's formulas (ε > 0); the claim the accountant states is at most
+        (ε, δ) (module docstring).
+      delta: the δ the noise is set for (in (0, 1)).
       alpha: α in (0, 1), the confidence bounds' failure probability; ``None``: 1/(2T), as S&S's code.
       horizon: n = T, the rounds the algorithm is built for (its tree depth m and the 2n/α of its bounds);
         ``None``: the run's.
@@ -291,11 +292,13 @@ class LDPParams(NamedTuple):
     """Parameters of LDP-LinUCB.
 
     Attributes:
-      epsilon, delta: the (ε, δ) of each user's report the noise is set for (σ = Δ √(2 ln(1.25/δ))/ε; ε > 0, δ in
-        (0, 1)); the accountant states the exact μ-GDP of that σ.
+      epsilon: the ε of each user's report the noise is set for (σ = Δ √(2 ln(1.25/δ))/ε; ε > 0); the accountant
+        states the exact μ-GDP of that σ.
+      delta: the δ of each report the noise is set for (in (0, 1)).
       alpha: α in (0, 1), the regularizer's failure probability (Υ_t); ``None``: 1/T.
       horizon: T known to the algorithm (ln T and 2T/α); ``None``: the run's.
-      feature_bound: L > 0; reward_bound: B̃ > 0 (reports are clipped to them by the user).
+      feature_bound: L > 0, the user scales its features to ‖x‖ ≤ L before reporting.
+      reward_bound: B̃ > 0, the user clamps its reward to [−B̃, B̃] before reporting.
     """
     epsilon: jax.Array
     delta: jax.Array
