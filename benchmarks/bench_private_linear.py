@@ -1,0 +1,49 @@
+"""The private linear policies (issue 49) against LinUCB and a NumPy LinUCB loop: K = 100 arms, d = 5 features drawn
+each round uniformly on the unit sphere, Bernoulli rewards of mean 1/(1 + e^−⟨x, θ⟩) (linear_run.py's instance),
+R runs, horizon T, each policy at its defaults with ε = 1; jaxbandit's best of two timed runs after a warm-up (its
+compilation excluded), then bench_linear.numpy_step's LinUCB vectorized over runs for a few steps (its cost per step
+is constant), in agent-steps per second, side by side in one process.
+
+    python benchmarks/bench_private_linear.py [--runs 1000 --horizon 2000 --numpy-horizon 200]
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+from linear_run import numpy_sphere, theta_of
+
+POLICIES = (("linucb", {}), ("linucb-jdp", {"epsilon": 1.0}), ("linucb-ldp", {"epsilon": 1.0}))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--arms", type=int, default=100)
+    ap.add_argument("--dim", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=1000)
+    ap.add_argument("--horizon", type=int, default=2000)
+    ap.add_argument("--numpy-horizon", type=int, default=200)
+    args = ap.parse_args()
+    import jaxbandit as jb
+    K, d, runs, T = args.arms, args.dim, args.runs, args.horizon
+    env, ep = jb.envs.make("linear", num_arms=K, theta=theta_of(d).tolist(), law="sphere", link="logistic")
+    rates = {}
+    for name, params in POLICIES:
+        times = []
+        for rep in range(3):  # the first compiles
+            start = time.perf_counter()
+            res = jb.simulate(env, name, env_params=ep, policy_params=params, horizon=T, runs=runs, seed=rep,
+                              progress=False)
+            times.append(time.perf_counter() - start)
+        rates[name] = runs * T / min(times[1:])
+        print(f"{name}: {rates[name]:.3g} agent-steps/s (best of 2: {min(times[1:]):.1f} s; with compile "
+              f"{times[0]:.1f} s), final regret {float(res.mean()[-1]):.1f} ± {float(res.se()[-1]):.1f}", flush=True)
+    start = time.perf_counter()
+    numpy_sphere("linucb", K, d, runs, args.numpy_horizon)
+    numpy_rate = runs * args.numpy_horizon / (time.perf_counter() - start)
+    print(f"NumPy LinUCB: {numpy_rate:.3g} agent-steps/s; against it: "
+          + ", ".join(f"{name} {rate / numpy_rate:.2f}x" for name, rate in rates.items()))
+
+
+if __name__ == "__main__":
+    main()
