@@ -80,7 +80,7 @@ from jaxbandit.policies.linear import pick_row
 from jaxbandit.registry import POLICIES, Golden
 from jaxbandit.types import Policy
 
-__all__ = ["JDPParams", "JDPState", "linucb_jdp", "JDP_NOISES", "jdp_constants", "tree_size", "wishart_dof",
+__all__ = ["JDPParams", "JDPState", "linucb_jdp", "JDP_NOISES", "jdp_constants", "host_constants", "tree_size", "wishart_dof",
            "LDPParams", "LDPState", "linucb_ldp", "ldp_sigma", "ldp_width"]
 
 #: The noises of JDP-LinUCB, S&S's Gaussian (§4.2), shifted Wishart (§4.1, Eq. (4)) and unshifted Wishart.
@@ -159,13 +159,27 @@ def jdp_constants(params, dim: int, noise: str):
                 margin=root - spread)
 
 
-def _bind(params, horizon):
-    dtype = jnp.zeros(()).dtype
-    if params.horizon is None:
-        params = params._replace(horizon=jnp.asarray(horizon, dtype))
-    if params.alpha is None:
-        params = params._replace(alpha=(0.5 / jnp.asarray(params.horizon)).astype(dtype))  # traceable: 1/(2T)
-    return params
+def _bind_run(alpha_times_horizon: float):
+    """``bind_horizon`` of a private LinUCB: T = the run's where left ``None``, α = ``alpha_times_horizon``/T
+    (traceable) where left ``None``."""
+    def bind(params, horizon):
+        dtype = jnp.zeros(()).dtype
+        if params.horizon is None:
+            params = params._replace(horizon=jnp.asarray(horizon, dtype))
+        if params.alpha is None:
+            params = params._replace(alpha=(alpha_times_horizon / jnp.asarray(params.horizon)).astype(dtype))
+        return params
+    return bind
+
+
+_bind = _bind_run(0.5)  # JDP-LinUCB: α = 1/(2T), as S&S's code
+
+
+def host_constants(params, dim: int, noise: str) -> dict:
+    """`jdp_constants` in float64 on the host (Python floats): for the accountant, the checks and the bound."""
+    with jax.default_device(jax.devices("cpu")[0]), jax.enable_x64(True):
+        c = jdp_constants(jax.tree.map(lambda v: jnp.asarray(np.float64(v)), params), dim, noise)
+        return {k: float(v) for k, v in c.items()}
 
 
 def _jdp_level(dim: int, noise: str):
@@ -174,13 +188,11 @@ def _jdp_level(dim: int, noise: str):
     def level(params, horizon, num_arms):
         params = _bind(params, horizon)
         nodes = counters.tree_levels(int(horizon))  # the most nodes a row is in
-        with jax.default_device(jax.devices("cpu")[0]), jax.enable_x64(True):
-            c = jdp_constants(jax.tree.map(lambda v: jnp.asarray(np.float64(v)), params), dim, noise)
+        c = host_constants(params, dim, noise)
+        if noise == "gaussian":
             lt2 = float(params.feature_bound) ** 2 + float(params.reward_bound) ** 2
-            if noise == "gaussian":
-                return {"mu": math.sqrt(nodes) * lt2 / float(c["scale"])}
-            k = float(c["dof"])
-        return {"profile": profiles.SelfComposed(profiles.Wishart(dim + 1, k), nodes)}
+            return {"mu": math.sqrt(nodes) * lt2 / c["scale"]}
+        return {"profile": profiles.SelfComposed(profiles.Wishart(dim + 1, c["dof"]), nodes)}
     return level
 
 
@@ -276,9 +288,8 @@ def linucb_jdp(num_arms: int, dim: int, *, noise: str = "gaussian") -> Policy:
 def _check_regularizer(params, dim, noise):
     """A clear error where S&S's bounds give no regularizer (Proposition 9 needs √(mk) > Δ_W: too few degrees of
     freedom for the horizon and α), before any compilation."""
-    with jax.default_device(jax.devices("cpu")[0]), jax.enable_x64(True):
-        c = jdp_constants(jax.tree.map(lambda v: jnp.asarray(np.float64(v)), params), dim, noise)
-        rho_min, margin = float(c["rho_min"]), float(c["margin"])
+    c = host_constants(params, dim, noise)
+    rho_min, margin = c["rho_min"], c["margin"]
     if not (rho_min > 0 and margin > 0):
         raise ValueError(f"linucb-jdp noise={noise!r}: epsilon={float(params.epsilon):g}, delta="
                          f"{float(params.delta):g}, alpha={float(params.alpha):g} and horizon="
@@ -334,13 +345,7 @@ def ldp_width(params, reports, dim: int):
     return upsilon, beta
 
 
-def _bind_ldp(params, horizon):
-    dtype = jnp.zeros(()).dtype
-    if params.horizon is None:
-        params = params._replace(horizon=jnp.asarray(horizon, dtype))
-    if params.alpha is None:
-        params = params._replace(alpha=(1.0 / jnp.asarray(params.horizon)).astype(dtype))  # traceable: 1/T
-    return params
+_bind_ldp = _bind_run(1.0)  # LDP-LinUCB: α = 1/T, as Zheng et al.'s code
 
 
 def linucb_ldp(num_arms: int, dim: int) -> Policy:

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import math
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
 from jaxbandit.theory.base import Bound, NotApplicable, horizons
@@ -31,7 +29,7 @@ def jdp_linucb_bound(horizon, dim, epsilon, delta, alpha, feature_bound, reward_
     nL²/(dρ_min)))], with the policy's ρ_min, ρ_max, γ for its noise at its horizon (`jdp_constants`). ``horizon``
     n (scalar or array: each point is a policy built for that many rounds, as the bound is); ``mean_bound`` B ≥ 1
     bounds |⟨θ*, x⟩| (S&S Assumption 2)."""
-    from jaxbandit.policies.private_linear import JDPParams, JDP_NOISES, jdp_constants
+    from jaxbandit.policies.private_linear import JDPParams, JDP_NOISES, host_constants
     if noise not in JDP_NOISES:
         raise NotApplicable(f"noise={noise!r} is not one of {JDP_NOISES}")
     if float(mean_bound) < 1:
@@ -41,10 +39,8 @@ def jdp_linucb_bound(horizon, dim, epsilon, delta, alpha, feature_bound, reward_
     out = []
     for t in np.atleast_1d(n):
         a = float(alpha) if alpha is not None else 1 / (2 * float(t))
-        with jax.default_device(jax.devices("cpu")[0]), jax.enable_x64(True):
-            p = JDPParams(*(jnp.asarray(np.float64(v)) for v in (epsilon, delta, a, t, feature_bound, reward_bound,
-                                                                  noise_scale, theta_bound)))
-            c = {k: float(v) for k, v in jdp_constants(p, d, noise).items()}
+        c = host_constants(JDPParams(epsilon, delta, a, t, feature_bound, reward_bound, noise_scale, theta_bound),
+                           d, noise)
         if not c["rho_min"] > 0:
             raise NotApplicable(f"rho_min={c['rho_min']:g} is not positive at n={float(t):g}")
         L2 = float(feature_bound) ** 2
