@@ -98,6 +98,14 @@ def in_set(name: str, value, allowed) -> np.ndarray:
     return arr
 
 
+def integral(name: str, value) -> np.ndarray:
+    """Check that every entry of ``value`` is a whole number (a count passed as a float parameter)."""
+    arr = np.asarray(value, dtype=np.float64)
+    if np.any(arr != np.round(arr)):
+        raise ValueError(f"{name}={_fmt(value)} must be a whole number")
+    return arr
+
+
 def concrete_in_range(name: str, value, low: float = -math.inf, high: float = math.inf, **kw) -> None:
     """``in_range`` for values that are known now; traced values (inside jit, vmap or grad) are skipped, since
     they can only be checked by the caller that made them concrete."""

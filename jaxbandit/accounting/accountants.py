@@ -24,7 +24,8 @@ JRSS-B 2022, Def. 2.1; as in riskcal); the profile of each notion, its conversio
 ``epsilon_at(δ)`` is the smallest ε' ≥ 0 with δ(ε') ≤ δ (∞ where none: δ below an (ε, δ) claim's δ, or δ = 0 for
 μ-GDP). A per-round claim (seed 003's one-step DP), a joint one (Shariff & Sheffet 2018, after Kearns, Pai, Roth &
 Ullman 2014: the outputs to every user but t protect t's data; the action shown to t itself depends on it, so a
-joint claim is no DP claim about the action sequence) or a per-report one (local DP) keeps its scope: its numbers
+joint claim is no DP claim about the action sequence), a per-report one (local DP) or a shuffle one (the analyzer's
+view of shuffled batches of reports: Chowdhury & Zhou 2022; the users trust the shuffler) keeps its scope: its numbers
 are not whole-run protection and are never shown as such.
 
 Calibration: where a component has a privacy-calibrated parameter (``calibrated``), `Accountant.calibrate` returns
@@ -56,7 +57,8 @@ NOTIONS = {"pure-dp": "ε-DP", "approx-dp": "(ε, δ)-DP", "gdp": "μ-GDP", "ldp
 #: outputs to every other user (joint DP, user t's data against what all users but t are shown, Shariff & Sheffet
 #: 2018 after Kearns et al. 2014; not DP of the action sequence, whose action at t is t's own); each user's report.
 SCOPES = {"run": "the whole run", "round": "each round, given the history",
-          "joint": "the outputs to all other users (joint DP)", "report": "each user's report"}
+          "joint": "the outputs to all other users (joint DP)", "report": "each user's report",
+          "shuffle": "the shuffled batches of reports (shuffle DP)"}
 _NORMAL = NormalDist()
 
 
@@ -66,7 +68,7 @@ class Guarantee:
 
     Attributes:
       notion: a key of `NOTIONS` ("pure-dp", "approx-dp", "gdp", "ldp", "zcdp", "rdp").
-      scope: a key of `SCOPES` ("run", "round", "joint", "report").
+      scope: a key of `SCOPES` ("run", "round", "joint", "report", "shuffle").
       epsilon, delta: the stated (ε, δ) (δ = 0 for ε-DP and ε-LDP; ``None`` for μ-GDP, zCDP and RDP, whose
         (ε, δ) is `epsilon_at`).
       mu: the μ of a μ-GDP claim, else ``None``.

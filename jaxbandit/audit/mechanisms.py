@@ -393,6 +393,40 @@ def gram_local_report(bug=None, mu=1.0):
                  feature_names=REPORT_FEATURES)
 
 
+def vector_sum(bug=None, epsilon=1.0, delta=1e-3):
+    """Chowdhury & Zhou's SDP-Vec (Cheu et al.'s binomial vector sum): the sums the analyzer sees of one batch of one
+    user, (L_c/g)(rounded values + Bin(b, p)) per coordinate (`gram.vector_sum_encode`, `gram.vector_sum_noise`),
+    d = 2, g = 16, one user's (x, y) = (e₁, 1) vs (e₂, −1) (a change of ℓ2 norm 2 of the bound √6); b set so that
+    the normal approximation to its sums is (ε, δ)-DP, the claim what `accounting.shuffle.BinomialSum` certifies at δ. Planted: the noise halved (b/4) and the binomial
+    messages left out (rounding alone)."""
+    from jaxbandit.accounting import shuffle
+    from jaxbandit.mechanisms import gram
+    check_bug("vector-sum", bug)
+    eps = number("epsilon", epsilon, low_open=True, high_open=True)
+    dl = number("delta", delta, low_open=True, high=1.0, high_open=True)
+    g, m = 16.0, 5
+    shift = g * math.sqrt(6) + 2 * math.sqrt(m)
+    profile = lambda b: shuffle.BinomialSum(b, 0.25, shift, min(int(shift), 32), m)
+    trials = int(2 * math.log(1.25 / dl) * (shift / eps) ** 2 / 0.1875)  # the normal approximation's N for ε
+    claim = profile(trials).epsilon_at(dl)  # what the bound certifies for that N
+    run_trials = {"noise-halved": trials // 4, "no-binomial": 0}.get(bug, trials)
+    rows = jnp.asarray([[1.0, 0.0, 1.0], [0.0, 1.0, -1.0]], jnp.float32)
+
+    def features(key, side):
+        k_round, k_noise = jax.random.split(key)
+        row = rows[side]
+        mm, mv = gram.vector_sum_encode(k_round, row[:2], row[2], jnp.float32(g), 1.0, 1.0)
+        nm, nv = gram.vector_sum_noise(k_noise, 2, run_trials, 0.25, jnp.float32(g), 1.0, 1.0, jnp.float32)
+        return report_features((mm + nm, mv + nv))
+
+    return Audit("vector-sum", "epsilon", claim, dl, features, None,
+                 "one user's (x, y) = (e₁, 1) vs (e₂, −1) in a batch of one, d = 2, g = 16",
+                 f"the batch's decoded sums per coordinate, N = {trials} binomial trials",
+                 "Chowdhury & Zhou 2022 (SDP-Vec; Cheu, Joseph, Mao & Peng 2022's vector sum): the shifted binomial's "
+                 "exact moments, Chernoff bound (Canonne, Kamath & Steinke 2020, Prop. 12)", bug=bug,
+                 feature_names=REPORT_FEATURES)
+
+
 # The registrations (`jaxbandit.registry.AUDITS`): each audit with the planted bugs its default audit flags.
 AUDITS.register("linear", _bernoulli("linear"), bugs=("noise-halved",))
 AUDITS.register("quadratic", _bernoulli("quadratic"), bugs=("noise-halved",))
@@ -403,6 +437,7 @@ AUDITS.register("central-laplace-mean", central_laplace_mean, bugs=("wrong-sensi
 AUDITS.register("tree-counter", tree_counter, bugs=("noise-halved", "wrong-sensitivity", "noise-reused"))
 AUDITS.register("hybrid-counter", hybrid_counter, bugs=("noise-halved", "wrong-sensitivity", "noise-reused"))
 AUDITS.register("gaussian-noisy-max", gaussian_noisy_max, bugs=("noise-halved",))
+AUDITS.register("vector-sum", vector_sum, bugs=("noise-halved", "no-binomial"))
 AUDITS.register("gram-tree-gaussian", gram_tree_gaussian, bugs=("noise-halved", "no-clamp", "noise-reused"))
 AUDITS.register("gram-tree-wishart", gram_tree_wishart, bugs=("no-clamp", "scale-not-squared"))
 AUDITS.register("gram-local-report", gram_local_report, bugs=("noise-halved", "no-clamp"))

@@ -360,41 +360,53 @@ def linucb_jdp(bug=None, mu=1.0, delta=0.1, rounds=4):
                  tight=0.85, bug=bug, feature_names=_gram_feature_names(n))
 
 
-def linucb_ldp(bug=None, mu=1.0, delta=0.1):
-    """LDP-LinUCB (Zheng et al. 2020): the report the server adds to its sums, as the policy's own ``update`` makes
-    it (its clipping and its σ), d = 2, one user's (x, y) replaced: its accountant's μ-GDP (per report) claim;
-    ``epsilon`` is set so that the claim is ``mu``."""
-    from jaxbandit.audit.mechanisms import REPORT_FEATURES, _REPORT_SIDES, _report_change
-    from jaxbandit.types import with_context
-    check_bug("linucb-ldp", bug)
-    level = number("mu", mu, low_open=True, high_open=True)
-    dl = number("delta", delta, low_open=True, high=1.0, high_open=True)
-    eps = level * math.sqrt(2 * math.log(1.25 / dl))  # μ = Δ/σ = ε/√(2 ln(1.25/δ))
-    policy, params = _policy("linucb-ldp", 2, dim=2, epsilon=eps, delta=dl, horizon=100.0)
-    params = engine.bind(policy, engine.SimParams(None, params, None), 100).policy
-    claim = _claim(policy, params, 100)
-    run, scale = params, 1.0
-    if bug == "noise-halved":
-        run = params._replace(epsilon=jnp.asarray(2 * eps, jnp.float32))
-    elif bug == "no-clamp":  # clipped at 10 while the noise stays the one for bounds 1 (ε scaled as Δ is)
-        ratio = math.sqrt(2 * 10 ** 4 + 4 * 10 ** 4) / math.sqrt(6)
-        run = params._replace(feature_bound=jnp.asarray(10.0, jnp.float32),
-                              reward_bound=jnp.asarray(10.0, jnp.float32), epsilon=jnp.asarray(eps * ratio, jnp.float32))
-        scale = 3.0
-    update = with_context(policy).update
-    rows = jnp.asarray(_REPORT_SIDES, jnp.float32) * scale
+def _report_policy(name, epsilon_of_mu, what, extra=None):
+    """The audit of a private LinUCB whose server adds each user's Gaussian report to its sums, through the
+    policy's own ``update`` (its clipping and its σ), d = 2, one user's (x, y) replaced; ``epsilon_of_mu(μ, δ)``
+    sets ``epsilon`` so that the report is μ-GDP."""
+    def audit(bug=None, mu=1.0, delta=0.1):
+        from jaxbandit.audit.mechanisms import REPORT_FEATURES, _REPORT_SIDES, _report_change
+        from jaxbandit.types import with_context
+        check_bug(name, bug)
+        level = number("mu", mu, low_open=True, high_open=True)
+        dl = number("delta", delta, low_open=True, high=1.0, high_open=True)
+        eps = epsilon_of_mu(level, dl)
+        policy, params = _policy(name, 2, dim=2, epsilon=eps, delta=dl, horizon=100.0, **(extra or {}))
+        params = engine.bind(policy, engine.SimParams(None, params, None), 100).policy
+        claim = _claim(policy, params, 100)
+        run, scale = params, 1.0
+        if bug == "noise-halved":
+            run = params._replace(epsilon=jnp.asarray(2 * eps, jnp.float32))
+        elif bug == "no-clamp":  # clipped at 10 while the noise stays the one for bounds 1 (ε scaled as Δ is)
+            ratio = math.sqrt(2 * 10 ** 4 + 4 * 10 ** 4) / math.sqrt(6)
+            run = params._replace(feature_bound=jnp.asarray(10.0, jnp.float32),
+                                  reward_bound=jnp.asarray(10.0, jnp.float32),
+                                  epsilon=jnp.asarray(eps * ratio, jnp.float32))
+            scale = 3.0
+        update = with_context(policy).update
+        rows = jnp.asarray(_REPORT_SIDES, jnp.float32) * scale
 
-    def features(key, side):
-        row = rows[side]
-        feats = jnp.stack([row[:2], jnp.zeros(2, jnp.float32)])
-        state = update(StepRandom(key, None), policy.init(run), jnp.int32(0), row[2], run, feats)
-        return jnp.concatenate([state.gram[jnp.asarray([0, 0, 1]), jnp.asarray([0, 1, 1])], state.xr])
+        def features(key, side):
+            row = rows[side]
+            feats = jnp.stack([row[:2], jnp.zeros(2, jnp.float32)])
+            state = update(StepRandom(key, None), policy.init(run), jnp.int32(0), row[2], run, feats)
+            return jnp.concatenate([state.gram[jnp.asarray([0, 0, 1]), jnp.asarray([0, 1, 1])], state.xr])
 
-    sigma = math.sqrt(6) / float(claim.mu)  # Δ = √6 at unit bounds
-    return Audit("linucb-ldp", "mu", float(claim.mu), 0.0, features, _report_change(_REPORT_SIDES) / sigma,
-                 "one user's (x, y) = (e₁, 1) vs (x at cosine 0.4 to e₁, −1), d = 2",
-                 "the report the server adds to its sums (x xᵀ + σB, y x + σξ)", claim.source, tight=0.8, bug=bug,
-                 feature_names=REPORT_FEATURES)
+        return Audit(name, "mu", level, 0.0, features, _report_change(_REPORT_SIDES) / (math.sqrt(6) / level),
+                     "one user's (x, y) = (e₁, 1) vs (x at cosine 0.4 to e₁, −1), d = 2", what, claim.source,
+                     tight=0.8, bug=bug, feature_names=REPORT_FEATURES)
+    audit.__doc__ = (f"{name}: {what}, as the policy's own ``update`` makes it (its clipping and its σ), d = 2, one "
+                     "user's (x, y) replaced; the report is μ-GDP at the level audited (``epsilon`` set for it).")
+    return audit
+
+
+# LDP-LinUCB (Zheng et al. 2020): σ = Δ √(2 ln(1.25/δ))/ε, so μ = Δ/σ = ε/√(2 ln(1.25/δ)); its claim is that μ.
+linucb_ldp = _report_policy("linucb-ldp", lambda mu, dl: mu * math.sqrt(2 * math.log(1.25 / dl)),
+                            "the report the server adds to its sums (x xᵀ + σB, y x + σξ)")
+# SDP-Amp (Chowdhury & Zhou 2022) in batches of one: the server's folded sums are the one report, σ = Δ √(ln(2.5/δ))/ε,
+# μ = ε/√(ln(2.5/δ)); the shuffle claim of a batch of one is the report's (amplification needs more users).
+linucb_sdp_amp = _report_policy("linucb-sdp-amp", lambda mu, dl: mu * math.sqrt(math.log(2.5 / dl)),
+                                "the batch of one report the server folds into its sums", {"batch": 1.0})
 
 
 AUDITS.register("dp-rucb", dp_rucb, bugs=("wrong-sensitivity", "noise-reused"))
@@ -411,3 +423,4 @@ AUDITS.register("dp-ftpl-beta", _ftpl("dp-ftpl-beta"), bugs=("no-pseudo-counts",
 AUDITS.register("dp-ftpl-new", _ftpl("dp-ftpl-new"), bugs=("noise-halved",))
 AUDITS.register("linucb-jdp", linucb_jdp, bugs=("noise-halved", "no-clamp"))
 AUDITS.register("linucb-ldp", linucb_ldp, bugs=("noise-halved", "no-clamp"))
+AUDITS.register("linucb-sdp-amp", linucb_sdp_amp, bugs=("noise-halved", "no-clamp"))

@@ -22,6 +22,12 @@ user perturbs its own statistics before sending them (`local_report`): x xᵀ + 
 entries on and above the diagonal, and y x + ξ, ξ ~ N(0, σ² I) (the authors' code, `src/linucb.py`); the server
 only ever sums reports.
 
+Chowdhury & Zhou, "Shuffle Private Linear Contextual Bandits", ICML 2022, SDP-Vec: each user encodes the upper
+triangle of x xᵀ and y x by the binomial vector-sum protocol of Cheu, Joseph, Mao & Peng (ICLR 2022) as the authors'
+code runs it (`vector_sum_encode`: each coordinate shifted to [0, 2L_c], rounded at random to the grid L_c/g; plus
+Bin(b, p) one-messages per coordinate, whose sum over a batch of B users the analyzer sees as one Bin(B b, p) draw,
+`vector_sum_noise`). The privacy of the batch's sums is `jaxbandit.accounting.shuffle.BinomialSum`.
+
 `clip_row` bounds ‖v_t‖ ≤ L̃ before it is inserted (‖x‖ ≤ L by scaling, y ∈ [−B̃, B̃] by clamping; L̃² = L² + B̃²,
 S&S Assumption 6): the sensitivity every claim rests on.
 """
@@ -31,12 +37,14 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jaxbandit.mechanisms import counters, releases
 from jaxbandit.mechanisms import normal as normal_noise
 
 __all__ = ["GramTree", "clip_row", "tree_init", "tree_insert", "tree_release", "live_nodes", "NOISES",
-           "node_noise", "padding_noise", "local_report", "report_sensitivity"]
+           "node_noise", "padding_noise", "local_report", "report_sensitivity", "coordinate_bound",
+           "vector_sum_encode", "vector_sum_noise", "upper_triangle", "from_upper_triangle"]
 
 #: The node noises of S&S's tree, a symmetric Gaussian matrix (§4.2) or a Wishart matrix (§4.1).
 NOISES = ("gaussian", "wishart")
@@ -117,3 +125,51 @@ def local_report(key, x, y, sigma, feature_bound, reward_bound):
     noise_m = releases.symmetric_normal(k_matrix, (), d, dtype=x.dtype)
     noise_v = normal_noise.normal(k_vector, (d,), "tail-safe", x.dtype)
     return jnp.outer(x, x) + sigma * noise_m, y * x + sigma * noise_v
+
+
+def coordinate_bound(feature_bound, reward_bound):
+    """L_c = max(L², L B̃): a bound on every coordinate of a clipped user's (upper triangle of x xᵀ, y x)."""
+    return jnp.maximum(feature_bound ** 2, feature_bound * reward_bound)
+
+
+def upper_triangle(matrix):
+    """The d(d + 1)/2 entries on and above the diagonal, row by row."""
+    rows, cols = np.triu_indices(matrix.shape[-1])
+    return matrix[..., rows, cols]
+
+
+def from_upper_triangle(values, dim: int):
+    """The symmetric d×d matrix whose upper triangle (row by row) is ``values``."""
+    rows, cols = np.triu_indices(dim)
+    position = np.zeros((dim, dim), np.int32)
+    position[rows, cols] = position[cols, rows] = np.arange(rows.size)
+    return values[..., position]  # a gather: no scatter in the step
+
+
+def vector_sum_encode(key, x, y, precision, feature_bound, reward_bound):
+    """One user's rounded message in SDP-Vec, decoded: (x xᵀ, y x) of its clipped (x, y) (`clip_row`), each
+    coordinate v of the upper triangle and of y x shifted to w = v + L_c ∈ [0, 2L_c] (L_c = `coordinate_bound`),
+    rounded at random to x̄ ∈ {⌊w g/L_c⌋, ⌊w g/L_c⌋ + 1} (unbiased: E x̄ = w g/L_c) and decoded as (L_c/g) x̄ − L_c
+    (Chowdhury & Zhou's code, ``R1d`` and ``A1d`` per user). Returns (the symmetric d×d matrix, the d-vector)."""
+    v = clip_row(x, y, feature_bound, reward_bound)
+    x, y = v[:-1], v[-1]
+    d = x.shape[-1]
+    bound = coordinate_bound(feature_bound, reward_bound).astype(x.dtype)
+    values = jnp.concatenate([upper_triangle(jnp.outer(x, x)), y * x])
+    grid = jnp.clip(values + bound, 0, 2 * bound) * precision / bound
+    low = jnp.floor(grid)
+    rounded = low + (jax.random.uniform(key, grid.shape, grid.dtype) < grid - low).astype(grid.dtype)
+    decoded = rounded * bound / precision - bound
+    return from_upper_triangle(decoded[:-d], d), decoded[-d:]
+
+
+def vector_sum_noise(key, dim: int, trials, prob, precision, feature_bound, reward_bound, dtype=None):
+    """The decoded binomial noise of one batch: per coordinate (L_c/g)(Bin(N, p) − N p), N = B b the batch's
+    one-messages (Chowdhury & Zhou's ``A1d`` less the users' rounded values; an integer N in both, so the sum is
+    unbiased). Returns (the symmetric d×d matrix, the d-vector)."""
+    m = dim * (dim + 1) // 2 + dim
+    dtype = dtype or jnp.zeros(()).dtype
+    count = jax.random.binomial(key, jnp.broadcast_to(jnp.asarray(trials, dtype), (m,)), jnp.asarray(prob, dtype))
+    bound = coordinate_bound(feature_bound, reward_bound).astype(dtype)
+    decoded = (count.astype(dtype) - jnp.asarray(trials, dtype) * prob) * bound / precision
+    return from_upper_triangle(decoded[:-dim], dim), decoded[-dim:]

@@ -21,6 +21,7 @@ from jaxbandit.policies.robust import dp_rse, dp_rucb, ldp_rse
 from jaxbandit.policies.greedy import epsilon_greedy, uniform
 from jaxbandit.policies.linear import lin_ts, linucb
 from jaxbandit.policies.private_linear import linucb_jdp, linucb_ldp
+from jaxbandit.policies.shuffle_linear import linucb_sdp_amp, linucb_sdp_vec
 from jaxbandit.policies.thompson import gaussian_thompson, modified_thompson, thompson
 from jaxbandit.policies.ucb import klucb, lazy_ucb, ucb1
 from jaxbandit.registry import POLICIES

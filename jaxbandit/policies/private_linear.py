@@ -81,7 +81,7 @@ from jaxbandit.registry import POLICIES, Golden
 from jaxbandit.types import Policy
 
 __all__ = ["JDPParams", "JDPState", "linucb_jdp", "JDP_NOISES", "jdp_constants", "host_constants", "tree_size", "wishart_dof",
-           "LDPParams", "LDPState", "linucb_ldp", "ldp_sigma", "ldp_width"]
+           "LDPParams", "LDPState", "linucb_ldp", "ldp_sigma", "ldp_width", "report_width", "chowdhury_zhou_width"]
 
 #: The noises of JDP-LinUCB, S&S's Gaussian (§4.2), shifted Wishart (§4.1, Eq. (4)) and unshifted Wishart.
 JDP_NOISES = ("gaussian", "wishart", "wishart-unshifted")
@@ -336,13 +336,29 @@ def ldp_sigma(params):
 
 def ldp_width(params, reports, dim: int):
     """(Υ_t, β_t) after t = max(reports, 1) reports (module docstring; Zheng et al.'s code's formulas)."""
-    sigma = ldp_sigma(params)
+    return report_width(ldp_sigma(params), reports, params.horizon, params.alpha, dim)
+
+
+def report_width(sigma, reports, horizon, alpha, dim: int):
+    """(Υ_t, β_t) of Zheng et al.'s server for reports whose matrix and vector noises have independent (sub-)Gaussian
+    entries of scale σ on and above the diagonal, after t = max(reports, 1) of them (module docstring)."""
     t = jnp.maximum(reports, 1).astype(sigma.dtype)
-    upsilon = sigma * jnp.sqrt(t) * (4 * math.sqrt(dim) + 2 * jnp.log(2 * params.horizon / params.alpha))
-    log_t = jnp.log(params.horizon)
+    upsilon = sigma * jnp.sqrt(t) * (4 * math.sqrt(dim) + 2 * jnp.log(2 * horizon / alpha))
+    log_t = jnp.log(horizon)
     beta = (2 * sigma * jnp.sqrt(dim * log_t)
             + (jnp.sqrt(3 * upsilon) + sigma * jnp.sqrt(dim * t / upsilon)) * dim * log_t)
     return upsilon, beta
+
+
+def chowdhury_zhou_width(sigma, noise_terms, horizon, dim: int, feature_bound, theta_bound, noise_scale):
+    """(Γ, β) of Chowdhury & Zhou's code (``sayakrc/Differentially-Private-Bandits``, ``LinBanditPrivate.py``):
+    Γ = σ √(noise terms) √d, the scale of the noise's spectral norm at the horizon n, regularizer 2Γ I, and one
+    constant width β = √Γ S + R √(d ln((1 + n L²/Γ) n)) (their ``confidence_ellipsoid_width`` at t = n, α = 1/n;
+    they take S = √d, R = 1/2)."""
+    gamma = sigma * jnp.sqrt(noise_terms) * math.sqrt(dim)
+    beta = (jnp.sqrt(gamma) * theta_bound
+            + noise_scale * jnp.sqrt(dim * jnp.log((1 + horizon * feature_bound ** 2 / gamma) * horizon)))
+    return gamma, beta
 
 
 _bind_ldp = _bind_run(1.0)  # LDP-LinUCB: α = 1/T, as Zheng et al.'s code
