@@ -177,3 +177,30 @@ def test_bad_parameters_name_themselves(field, value, message):
         pol.validate(pol.default_params._replace(**{field: jnp.asarray(value)}))
     with pytest.raises(ValueError, match="width"):
         policies.get("linucb-sdp-amp", 4, dim=2, width="oful")
+
+
+# ------------------------------------------------------------------------- Chowdhury & Zhou's server (``width``)
+@pytest.mark.parametrize("sigma, terms, gamma, beta", [(8.971, 20_000, 2836.8, 123.1),   # their LDP
+                                                       (2.78716, 20_000, 881.4, 70.5),  # SDP-Amp
+                                                       (50.65, math.log(20_000), 356.4, 46.5)])  # JDP (ln n terms)
+def test_chowdhury_zhou_width_reproduces_their_codes_constants(sigma, terms, gamma, beta):
+    from jaxbandit.policies.private_linear import chowdhury_zhou_width
+    g, b = chowdhury_zhou_width(jnp.float32(sigma), terms, 20_000.0, 5, math.sqrt(2), math.sqrt(5), 0.5)
+    assert float(g) == pytest.approx(gamma, rel=2e-3) and float(b) == pytest.approx(beta, rel=2e-3)
+
+
+def test_every_private_linucb_takes_the_chowdhury_zhou_server():
+    for name, extra in [("linucb-jdp", {}), ("linucb-ldp", {}), ("linucb-sdp-amp", {}), ("linucb-sdp-vec", {})]:
+        assert policies.get(name, 4, dim=2, width="chowdhury-zhou").options["width"] == "chowdhury-zhou"
+    with pytest.raises(ValueError, match="needs noise='gaussian'"):
+        policies.get("linucb-jdp", 4, dim=2, noise="wishart", width="chowdhury-zhou")
+
+
+@pytest.mark.parametrize("name", ["linucb-jdp", "linucb-ldp"])
+def test_chowdhury_zhou_server_learns_with_little_noise(name):
+    kw = dict(env="linear", env_params={"num_arms": 20, "dim": 3, "instance": "chowdhury-zhou"}, horizon=1500,
+              runs=16, seed=3)
+    private = jb.simulate(policy=name, policy_options={"width": "chowdhury-zhou"},
+                          policy_params={"epsilon": 1e4, "feature_bound": math.sqrt(2)}, **kw)
+    uniform = jb.simulate(policy="uniform", **kw)
+    assert float(private.mean()[-1]) < 0.5 * float(uniform.mean()[-1]), (private.mean()[-1], uniform.mean()[-1])

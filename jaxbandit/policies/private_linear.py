@@ -80,8 +80,12 @@ from jaxbandit.policies.linear import pick_row
 from jaxbandit.registry import POLICIES, Golden
 from jaxbandit.types import Policy
 
-__all__ = ["JDPParams", "JDPState", "linucb_jdp", "JDP_NOISES", "jdp_constants", "host_constants", "tree_size", "wishart_dof",
+__all__ = ["WIDTHS", "JDPParams", "JDPState", "linucb_jdp", "JDP_NOISES", "jdp_constants", "host_constants", "tree_size", "wishart_dof",
            "LDPParams", "LDPState", "linucb_ldp", "ldp_sigma", "ldp_width", "report_width", "chowdhury_zhou_width"]
+
+#: A private LinUCB's server: the paper's regularizer and confidence width (``"theory"``), or Chowdhury & Zhou's
+#: code's regularizer 2Γ and constant width (``"chowdhury-zhou"``, `chowdhury_zhou_width`), their experiment's.
+WIDTHS = ("theory", "chowdhury-zhou")
 
 #: The noises of JDP-LinUCB, S&S's Gaussian (§4.2), shifted Wishart (§4.1, Eq. (4)) and unshifted Wishart.
 JDP_NOISES = ("gaussian", "wishart", "wishart-unshifted")
@@ -223,12 +227,18 @@ def _check_common(params):
     checks.in_range("reward_bound", params.reward_bound, 0.0, math.inf, low_open=True, high_open=True)
 
 
-def linucb_jdp(num_arms: int, dim: int, *, noise: str = "gaussian") -> Policy:
+def linucb_jdp(num_arms: int, dim: int, *, noise: str = "gaussian", width: str = "theory") -> Policy:
     """JDP-LinUCB: LinUCB on a tree of noisy Gram releases, joint (ε, δ)-DP (Shariff & Sheffet 2018, Alg. 1, §4).
 
     Gaussian or Wishart node noise (``noise``: `JDP_NOISES`); the module docstring has the constants and the claim.
-    Parameters: `JDPParams`."""
+    ``width="theory"`` (default): S&S's shift and β_t; ``"chowdhury-zhou"`` (Gaussian noise only): Chowdhury & Zhou's
+    code's regularizer 2Γ and constant width (`chowdhury_zhou_width`, Γ = σ √m √d for the m node noises of each
+    release), their JDP baseline's server. Parameters: `JDPParams`."""
     checks.known_name("linucb-jdp noise", noise, JDP_NOISES)
+    checks.known_name("linucb-jdp width", width, WIDTHS)
+    if width == "chowdhury-zhou" and noise != "gaussian":
+        raise ValueError(f"linucb-jdp width='chowdhury-zhou' needs noise='gaussian' (its Γ is a Gaussian noise's "
+                         f"scale), got noise={noise!r}")
     d = checks.positive_int("dim", dim)
     K = checks.positive_int("num_arms", num_arms)
     node_law = "gaussian" if noise == "gaussian" else "wishart"
@@ -240,6 +250,15 @@ def linucb_jdp(num_arms: int, dim: int, *, noise: str = "gaussian") -> Policy:
     def draw(key, steps, params):
         return jax.random.uniform(key, (steps,))
 
+    def constants(params):
+        c = jdp_constants(params, d, noise)
+        if width == "chowdhury-zhou":
+            c["gamma_cz"], c["beta_cz"] = chowdhury_zhou_width(c["scale"], c["m"], params.horizon, d,
+                                                               params.feature_bound, params.theta_bound,
+                                                               params.noise_scale)
+            c["shift"] = 2 * c["gamma_cz"]
+        return c
+
     def factor(rng, state, params, c):
         """This round's V_t as a Cholesky factor, whether it is positive definite, and the release."""
         pad = gram.padding_noise(jax.random.fold_in(rng.key, 0), node_law, d, c["scale"], c["dof"],
@@ -249,17 +268,20 @@ def linucb_jdp(num_arms: int, dim: int, *, noise: str = "gaussian") -> Policy:
         return chol, ok, released
 
     def select(rng, state, params, features):
-        c = jdp_constants(params, d, noise)
+        c = constants(params)
         chol, ok, released = factor(rng, state, params, c)
         theta = jax.scipy.linalg.cho_solve((chol, True), released[:d, d])
-        logdet = 2 * jnp.sum(jnp.log(jnp.diagonal(chol)))
-        beta = (params.noise_scale * jnp.sqrt(jnp.maximum(
-            2 * jnp.log(2 / params.alpha) + logdet - d * jnp.log(c["rho_min"]), 0))
-            + params.theta_bound * jnp.sqrt(c["rho_max"]) + c["gamma"])
+        if width == "chowdhury-zhou":
+            beta = c["beta_cz"]
+        else:
+            logdet = 2 * jnp.sum(jnp.log(jnp.diagonal(chol)))
+            beta = (params.noise_scale * jnp.sqrt(jnp.maximum(
+                2 * jnp.log(2 / params.alpha) + logdet - d * jnp.log(c["rho_min"]), 0))
+                + params.theta_bound * jnp.sqrt(c["rho_max"]) + c["gamma"])
         return _ucb_arm(chol, ok, theta, beta, features, rng.drawn, K)
 
     def update(rng, state, arm, obs, params, features):
-        c = jdp_constants(params, d, noise)
+        c = constants(params)
         _, ok, _ = factor(rng, state, params, c)  # the release select used (the same key): count a failure
         v = gram.clip_row(pick_row(features, arm), obs, params.feature_bound, params.reward_bound)
         node = gram.node_noise(jax.random.fold_in(rng.key, 1), node_law, d, c["scale"], c["dof"], v.dtype)
@@ -282,7 +304,7 @@ def linucb_jdp(num_arms: int, dim: int, *, noise: str = "gaussian") -> Policy:
                                "Wishart releases, Sheffet 2015 Thm 4.1, composed by KOV 2015 Thm 3.5)"),
                             calibrated="epsilon", calibrated_range=(0.0, math.inf))
     return Policy("linucb-jdp", K, init, draw, select, update, validate, defaults, accountant=accountant,
-                  options={"noise": noise}, bind_horizon=_bind, contextual=True)
+                  options={"noise": noise, "width": width}, bind_horizon=_bind, contextual=True)
 
 
 def _check_regularizer(params, dim, noise):
@@ -310,6 +332,8 @@ class LDPParams(NamedTuple):
       horizon: T known to the algorithm (ln T and 2T/α); ``None``: the run's.
       feature_bound: L > 0, the user scales its features to ‖x‖ ≤ L before reporting.
       reward_bound: B̃ > 0, the user clamps its reward to [−B̃, B̃] before reporting.
+      noise_scale: R ≥ 0, the rewards' sub-Gaussian scale (``width="chowdhury-zhou"``).
+      theta_bound: S ≥ 0, a bound on ‖θ*‖ (``width="chowdhury-zhou"``).
     """
     epsilon: jax.Array
     delta: jax.Array
@@ -317,6 +341,8 @@ class LDPParams(NamedTuple):
     horizon: jax.Array | None
     feature_bound: jax.Array
     reward_bound: jax.Array
+    noise_scale: jax.Array
+    theta_bound: jax.Array
 
 
 class LDPState(NamedTuple):
@@ -364,11 +390,13 @@ def chowdhury_zhou_width(sigma, noise_terms, horizon, dim: int, feature_bound, t
 _bind_ldp = _bind_run(1.0)  # LDP-LinUCB: α = 1/T, as Zheng et al.'s code
 
 
-def linucb_ldp(num_arms: int, dim: int) -> Policy:
+def linucb_ldp(num_arms: int, dim: int, *, width: str = "theory") -> Policy:
     """LDP-LinUCB: LinUCB on the sums of the users' Gaussian reports of (x xᵀ, y x), (ε, δ)-LDP (Zheng et al. 2020).
 
-    Each report is μ-GDP; the module docstring has the regularizer, the width and the claim. Parameters:
-    `LDPParams`."""
+    Each report is μ-GDP; the module docstring has the regularizer, the width (``width="theory"``, default) and the
+    claim; ``width="chowdhury-zhou"``: Chowdhury & Zhou's code's regularizer 2Γ, Γ = σ √T √d, and constant width
+    (`chowdhury_zhou_width`), their LDP baseline's server. Parameters: `LDPParams`."""
+    checks.known_name("linucb-ldp width", width, WIDTHS)
     d = checks.positive_int("dim", dim)
     K = checks.positive_int("num_arms", num_arms)
     dtype = jnp.zeros(()).dtype
@@ -381,7 +409,11 @@ def linucb_ldp(num_arms: int, dim: int) -> Policy:
         return jax.random.uniform(key, (steps,))
 
     def factor(state, params):
-        upsilon, beta = ldp_width(params, state.reports, d)
+        if width == "theory":
+            upsilon, beta = ldp_width(params, state.reports, d)
+        else:
+            upsilon, beta = chowdhury_zhou_width(ldp_sigma(params), params.horizon, params.horizon, d,
+                                                 params.feature_bound, params.theta_bound, params.noise_scale)
         chol, ok = _cholesky_or_identity(state.gram + 2 * upsilon * jnp.eye(d, dtype=state.gram.dtype))
         return chol, ok, beta
 
@@ -398,19 +430,21 @@ def linucb_ldp(num_arms: int, dim: int) -> Policy:
 
     def validate(params, horizon=None):
         _check_common(params)
+        checks.in_range("noise_scale", params.noise_scale, 0.0, math.inf, high_open=True)
+        checks.in_range("theta_bound", params.theta_bound, 0.0, math.inf, high_open=True)
 
     def level(params, horizon, num_arms):
         sigma = float(ldp_sigma(jax.tree.map(lambda v: np.float64(v), params)))
         return {"mu": float(gram.report_sensitivity(float(params.feature_bound), float(params.reward_bound))) / sigma}
 
     defaults = LDPParams(jnp.asarray(1.0, dtype), jnp.asarray(0.1, dtype), None, None, jnp.asarray(1.0, dtype),
-                         jnp.asarray(1.0, dtype))
+                         jnp.asarray(1.0, dtype), jnp.asarray(0.5, dtype), jnp.asarray(1.0, dtype))
     accountant = Accountant("gdp", "report", level, "one user's (features, reward) replaced in its report",
                             "Zheng et al. 2020: the Gaussian mechanism on a user's (x xᵀ, y x) (Dong, Roth & Su 2022, "
                             "Thm 2.7, with Δ = sqrt(2L⁴ + 4L²B̃²))", calibrated="epsilon",
                             calibrated_range=(0.0, math.inf))
     return Policy("linucb-ldp", K, init, draw, select, update, validate, defaults, accountant=accountant,
-                  bind_horizon=_bind_ldp, contextual=True)
+                  options={"width": width}, bind_horizon=_bind_ldp, contextual=True)
 
 
 # The registration (`jaxbandit.registry`): its claim, audits and golden case (a random instance per run, features

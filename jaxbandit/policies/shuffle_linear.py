@@ -45,16 +45,14 @@ from jaxbandit.accounting import shuffle
 from jaxbandit.accounting.accountants import Accountant
 from jaxbandit.mechanisms import gram
 from jaxbandit.policies.linear import pick_row
-from jaxbandit.policies.private_linear import (_bind_run, _check_common, _cholesky_or_identity, _ucb_arm,
-                                               chowdhury_zhou_width, report_width)
+from jaxbandit.policies.private_linear import (WIDTHS, _bind_run, _check_common, _cholesky_or_identity,
+                                               _ucb_arm, chowdhury_zhou_width, report_width)
 from jaxbandit.registry import POLICIES, Golden
 from jaxbandit.types import Policy
 
 __all__ = ["AmpParams", "VecParams", "BatchState", "linucb_sdp_amp", "linucb_sdp_vec", "WIDTHS", "amp_sigma",
            "vec_precision", "vec_trials", "vec_sigma", "BIT_PROBABILITY"]
 
-#: The servers of a shuffle-private LinUCB: Zheng et al.'s regularizer and width, or Chowdhury & Zhou's code's.
-WIDTHS = ("theory", "chowdhury-zhou")
 #: p of the vector-sum protocol's noise messages (Cheu et al.; Chowdhury & Zhou's code).
 BIT_PROBABILITY = 0.25
 
