@@ -165,6 +165,8 @@ class ShuffledGaussian(Profile):
         eps = _eps_arg(epsilon)
         local = GDP(self.mu)
         best = local.delta_at(eps)
+        if eps > 700:  # e^ε overflows; the amplification term only grows with ε
+            return best
         for e0 in self.grid:
             d0 = local.delta_at(float(e0))
             extra = (math.exp(eps) + 1) * (1 + math.exp(-e0) / 2) * self.users * d0
