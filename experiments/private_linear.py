@@ -2,6 +2,12 @@
 2022, "CZ") and Shariff & Sheffet's synthetic one ("Differentially Private Contextual Linear Bandits", NeurIPS 2018,
 "S&S"): the registry entries cz-table, cz-epsilon, cz-slopes and ss-gaps (``EXPERIMENTS``, at the end).
 
+S&S's experiment (their code, ``roshanshariff/PrivateBandits.jl``, Experiment 2; the paper's text was not available
+to us): d = 5, a new decision set of K = 25 unit arms each round (`envs.linear`'s ``law="gap"``), θ uniform on the
+unit sphere per run, ±1 rewards, (ε, δ) = (1, 0.1), LinUCB with ρ = 1 against JDP-LinUCB with Gaussian, shifted
+and unshifted Wishart noise. Their T = 5·10⁷ and gaps {0, 0.1} (an earlier version 0.5); here gaps {0.1, 0.5} and
+the T two cores reach in about 20 minutes.
+
 CZ's experiment (their code, ``sayakrc/Differentially-Private-Bandits``, ``LinBanditPrivate.py``; the paper's text
 was not available to us): K = 100 arms, d = 5, a new instance per run (features (s, 1) with s uniform on S³, the
 first d arms basis-plus-bias, θ = (0.5 u, 0.5): `envs.linear`'s ``instance="chowdhury-zhou"``), Bernoulli rewards,
@@ -33,7 +39,8 @@ from jaxbandit.policies.private_linear import tree_size
 from .runner import Config, Experiment, default_rows
 
 __all__ = ["EXPERIMENTS", "CZ_ENV", "CZ_ALGORITHMS", "BLOCKS", "code_epsilon", "cz_params", "cz_configs",
-           "cz_summary_rows", "slope", "SLOPE_RANGE", "CLAIMED_RATES"]
+           "cz_summary_rows", "slope", "SLOPE_RANGE", "CLAIMED_RATES", "SS_GAPS", "SS_ALGORITHMS", "ss_env",
+           "ss_configs", "ss_summary_rows"]
 
 CZ_ENV = {"num_arms": 100, "dim": 5, "instance": "chowdhury-zhou"}
 EPSILON, DELTA, BATCH = 0.2, 0.1, 20.0
@@ -226,6 +233,84 @@ def _slope_configs(quick):
     return cz_configs(quick, blocks=("code",), horizon=20_000 if quick else 1_000_000, runs=8 if quick else 20)
 
 
+# ------------------------------------------------------------------------------- Shariff & Sheffet's experiment
+SS_GAPS = (0.1, 0.5)
+SS_ALGORITHMS = (("LinUCB (ρ = 1)", "linucb", {}), ("Gaussian", "linucb-jdp", {"noise": "gaussian"}),
+                 ("Wishart (shifted)", "linucb-jdp", {"noise": "wishart"}),
+                 ("Wishart (unshifted)", "linucb-jdp", {"noise": "wishart-unshifted"}))
+SS_COLORS = {"LinUCB (ρ = 1)": "k", "Gaussian": "tab:blue", "Wishart (shifted)": "tab:orange",
+             "Wishart (unshifted)": "tab:red"}
+SS_EPSILON, SS_DELTA = 1.0, 0.1
+
+
+def ss_settings(quick: bool):
+    """(T, runs): the T two cores reach in about 20 minutes for the whole comparison (benchmarks/RESULTS.md), at the
+    35 runs of the authors' Experiment 2; quick: T = 2·10⁴, 8 runs."""
+    return (20_000, 8) if quick else (SS_HORIZON, 35)
+
+
+SS_HORIZON = 1_000_000
+
+
+def ss_env(gap: float) -> dict:
+    """S&S's environment (their code's Experiments 2–3): d = 5, K = d² = 25 unit arms per round, one at mean 3/4,
+    the others' means in [−3/4, 3/4 − Δ], θ uniform on the unit sphere per run, ±1 rewards."""
+    return {"num_arms": 25, "dim": 5, "law": "gap", "rewards": "signed", "instance": "unit-theta", "gap": gap}
+
+
+def ss_configs(quick: bool):
+    T, n = ss_settings(quick)
+    out = []
+    for gap in SS_GAPS:
+        for label, name, options in SS_ALGORITHMS:
+            if name == "linucb":  # S&S's non-private baseline: ρ = 1, their R = 1 for ±1 rewards, S = 1
+                params = {"ridge": 1.0, "noise_scale": 1.0, "theta_bound": 1.0}
+            else:
+                params = {"epsilon": SS_EPSILON, "delta": SS_DELTA, "feature_bound": 1.0, "reward_bound": 1.0,
+                          "noise_scale": 1.0, "theta_bound": 1.0}
+            out.append(Config(f"gap {gap:g}: {label}", dict(env="linear", env_params=ss_env(gap), policy=name,
+                                                             policy_params=params, policy_options=options, grid=None,
+                                                             horizon=T, runs=n, seed=0)))
+    return out
+
+
+def ss_summary_rows(results) -> list[dict]:
+    from jaxbandit.policies.private_linear import host_constants
+    rows = default_rows(results)
+    for row, res in zip(rows, results.values()):
+        cfg = res.config
+        pol, params = policies.make(cfg["policy"], 25, cfg.get("policy_options") or {}, dim=5, **cfg["policy_params"])
+        if pol.accountant is None:
+            row["claim"] = "not private"
+            continue
+        g = pol.accountant.guarantee(params, res.horizon, 25, cfg["policy"])
+        row["claim"], row["epsilon_at_delta_0.1"] = g.describe(), f"{g.profile.epsilon_at(SS_DELTA):.4g}"
+        c = host_constants(pol.bind_horizon(params, res.horizon), 5, cfg["policy_options"]["noise"])
+        row["rho_min"], row["rho_max"], row["gamma"] = (f"{c[k]:.6g}" for k in ("rho_min", "rho_max", "gamma"))
+    return rows
+
+
+def _ss_figure(results, out_dir):
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, len(SS_GAPS), figsize=(5.6 * len(SS_GAPS), 4.3), squeeze=False)
+    for ax, gap in zip(axes[0], SS_GAPS):
+        for tag, res in results.items():
+            if tag.startswith(f"gap {gap:g}:"):
+                name = _label_of(tag)
+                plotting.plot_regret(ax, res, label=name, color=SS_COLORS[name])
+        ax.set_title(f"gap Δ = {gap:g}", fontsize=10)
+        ax.set_xlabel("t (rounds)")
+        ax.set_ylabel("pseudo-regret")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, loc="upper left")
+    res = next(iter(results.values()))
+    fig.suptitle(f"Shariff & Sheffet's synthetic experiment: d = 5, K = 25 unit arms per round, ±1 rewards, "
+                 f"(ε, δ) = ({SS_EPSILON:g}, {SS_DELTA:g}) joint DP\nT = {res.horizon:g}, {res.runs} runs; means, "
+                 f"bands ±{plotting.BAND_Z:g} SE", fontsize=10)
+    fig.tight_layout()
+    plotting.save(fig, os.path.join(out_dir, "ss_gaps.png"))
+
+
 EXPERIMENTS = [
     Experiment("cz-table", "Chowdhury & Zhou, linear experiment",
                "Shuffle private linear bandits: LinUCB, JDP, SDP-Amp, SDP-Vec, LDP at K=100, d=5, eps=0.2, T=2e4",
@@ -236,4 +321,7 @@ EXPERIMENTS = [
     Experiment("cz-slopes", "Chowdhury & Zhou, rates in T",
                "Shuffle private linear bandits to T=1e6: log-log slopes against the claimed rates",
                _slope_configs, _slopes_figure, cz_summary_rows),
+    Experiment("ss-gaps", "Shariff & Sheffet, Gaussian against Wishart",
+               "Joint-DP LinUCB at d=5, K=25, gaps 0.1 and 0.5, (eps, delta) = (1, 0.1): Gaussian vs Wishart noise",
+               ss_configs, _ss_figure, ss_summary_rows),
 ]

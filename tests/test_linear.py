@@ -35,6 +35,9 @@ FEATURES = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.6, 0.0, 0.8]]
     ({"features": FEATURES, "theta": THETA, "rewards": "gaussian", "noise_std": -1.0}, "noise_std"),
     ({"features": FEATURES, "theta": THETA, "num_arms": 3}, "disagrees"),
     ({"features": "no-such-file.npy", "theta": THETA}, "no such file"),
+    ({"num_arms": 5, "dim": 3, "law": "gap", "instance": "unit-theta", "gap": 1.5}, "gap=1.5"),
+    ({"num_arms": 5, "theta": [2.0, 0.0, 0.0], "law": "gap", "rewards": "signed"}, "0 < |theta| <= 1"),
+    ({"features": FEATURES, "instance": "unit-theta"}, "draws only theta"),
 ])
 def test_linear_env_refuses_bad_parameters_naming_them(params, message):
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
@@ -97,6 +100,29 @@ def test_chowdhury_zhou_instance_per_run():
         assert th[-1] == 0.5 and np.isclose(np.linalg.norm(th[:-1]), 0.5, rtol=1e-5)
         mu = X @ th
         assert np.all((mu >= 0) & (mu <= 1))
+
+
+def test_shariff_sheffet_gap_arms_follow_their_law():
+    """One arm at ⟨θ, x⟩ = 3/4, the others uniform on the sphere conditioned on [−3/4, 3/4 − Δ] (density ∝ 1 − h²
+    for d = 5), all unit; θ uniform on the unit sphere per run; ±1 rewards with the arm's mean."""
+    from jaxbandit.envs.linear import _gap_arms
+    env, p = envs.make("linear", num_arms=25, dim=5, law="gap", rewards="signed", instance="unit-theta", gap=0.5)
+    p = env.instance(jax.random.PRNGKey(0), p)
+    assert np.linalg.norm(p.theta) == pytest.approx(1, rel=1e-6)
+    arms = jax.vmap(lambda k: _gap_arms(k, 25, 5, p.theta, 0.5))(jax.random.split(jax.random.PRNGKey(1), 20_000))
+    proj = np.sort(np.asarray(arms @ p.theta), axis=1)
+    np.testing.assert_allclose(np.linalg.norm(arms, axis=-1), 1, atol=1e-5)
+    np.testing.assert_allclose(proj[:, -1], 0.75, atol=1e-5)
+    assert proj[:, -2].max() <= 0.25 + 1e-5 and proj[:, 0].min() >= -0.75 - 1e-5
+    edges = np.linspace(-0.75, 0.25, 11)
+    counts, _ = np.histogram(proj[:, :-1], edges)
+    cdf = edges - edges ** 3 / 3
+    np.testing.assert_allclose(counts / counts.sum(), np.diff(cdf) / (cdf[-1] - cdf[0]), atol=0.003)
+    u = jnp.linspace(0.0005, 0.9995, 1000)
+    feats = jnp.asarray(arms[0])
+    rewards = jax.vmap(lambda v: env.sample(StepRandom(None, v), jnp.int32(3), p, feats))(u)
+    assert set(np.unique(rewards)) <= {-1.0, 1.0}
+    assert float(rewards.mean()) == pytest.approx(float(feats[3] @ p.theta), abs=0.003)
 
 
 # --------------------------------------------------------------------------------------------------- the engine
