@@ -13,7 +13,8 @@ import time
 
 from linear_run import numpy_sphere, theta_of
 
-POLICIES = (("linucb", {}), ("linucb-jdp", {"epsilon": 1.0}), ("linucb-ldp", {"epsilon": 1.0}))
+POLICIES = (("linucb", {}), ("linucb-jdp", {"epsilon": 1.0}), ("linucb-ldp", {"epsilon": 1.0}),
+            ("linucb-sdp-amp", {"epsilon": 1.0}), ("linucb-sdp-vec", {"epsilon": 1.0}))
 
 
 def main():

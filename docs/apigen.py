@@ -25,7 +25,8 @@ PAGES = [
      ["jaxbandit.policies", "jaxbandit.policies.common", "jaxbandit.policies.thompson", "jaxbandit.policies.ucb",
       "jaxbandit.policies.greedy", "jaxbandit.policies.elimination", "jaxbandit.policies.corrupt",
       "jaxbandit.policies.dp_ucb", "jaxbandit.policies.ftpl", "jaxbandit.policies.robust",
-      "jaxbandit.policies.linear", "jaxbandit.policies.private_linear", "jaxbandit.policies.shuffle_linear",
+      "jaxbandit.policies.linear", "jaxbandit.policies.linalg", "jaxbandit.policies.private_linear",
+      "jaxbandit.policies.shuffle_linear",
       "jaxbandit.policies.phased"]),
     ("envs", "Environments", "Reward families by inverse CDF of one shared uniform, mixtures, heavy tails, "
               "the linear (contextual) bandit.",

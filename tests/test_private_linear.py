@@ -141,10 +141,9 @@ def test_wishart_claim_meets_the_papers_epsilon_and_calibration_finds_the_bounda
 
 def _indefinite_state(d):
     state = private_linear.JDPState(gram.tree_init(d, jnp.float32), jnp.zeros((), jnp.int32))
-    tree = state.tree.tree
-    huge = -1e9 * jnp.eye(d + 1)[..., None] * (jnp.arange(tree.alpha.shape[-1]) == 0)
-    tree = tree._replace(n=jnp.ones_like(tree.n), alpha_hat=tree.alpha_hat + huge)
-    return state._replace(tree=gram.GramTree(tree))
+    tree = state.tree
+    huge = -1e9 * jnp.eye(d + 1)[..., None] * (jnp.arange(tree.noise.shape[-1]) == 0)
+    return state._replace(tree=tree._replace(n=jnp.ones_like(tree.n), noise=tree.noise + huge))
 
 
 def test_an_indefinite_release_plays_a_random_arm_and_is_counted():
@@ -279,3 +278,28 @@ def test_ldp_linucb_sums_reports_and_counts_indefinite_rounds():
     assert int(policy.select(StepRandom(jax.random.key(9), jnp.float32(0.9)), bad, params, features)) == 2
     after = policy.update(StepRandom(jax.random.key(9), None), bad, jnp.int32(0), jnp.float32(1.0), params, features)
     assert int(after.indefinite) == 1
+
+
+# ----------------------------------------------------------------------------- the elementwise linear algebra
+@pytest.mark.parametrize("d", [1, 2, 5, 12])
+def test_elementwise_cholesky_and_solves_match_numpy(d):
+    from jaxbandit.policies import linalg
+    rng = np.random.default_rng(d)
+    a = rng.normal(size=(d, d))
+    spd = a @ a.T + d * np.eye(d)
+    chol = np.asarray(jax.jit(linalg.cholesky)(jnp.asarray(spd, jnp.float32)))
+    np.testing.assert_allclose(chol, np.linalg.cholesky(spd), rtol=1e-4, atol=1e-5)
+    b = rng.normal(size=(d, 7))
+    np.testing.assert_allclose(linalg.solve_lower(jnp.asarray(chol), jnp.asarray(b, jnp.float32)),
+                               np.linalg.solve(chol, b), rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(linalg.solve_upper_transposed(jnp.asarray(chol), jnp.asarray(b[:, 0], jnp.float32)),
+                               np.linalg.solve(chol.T, b[:, 0]), rtol=1e-3, atol=1e-4)
+    # under vmap with the runs last, as the engine steps policies
+    batch = jnp.asarray(np.stack([spd, 2 * spd], -1), jnp.float32)
+    out = jax.vmap(linalg.cholesky, in_axes=-1, out_axes=-1)(batch)
+    np.testing.assert_allclose(out[..., 1], np.sqrt(2) * np.linalg.cholesky(spd), rtol=1e-4, atol=1e-5)
+    if d > 1:
+        bad = spd.copy()
+        bad[0, 0] = -1.0
+        l, ok = linalg.cholesky_or_identity(jnp.asarray(bad, jnp.float32))
+        assert not bool(ok) and np.array_equal(np.asarray(l), np.eye(d))

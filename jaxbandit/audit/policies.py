@@ -51,6 +51,13 @@ def _policy(name, num_arms, options=None, **params):
     return policies.make(name, num_arms, options=options, **params)
 
 
+def _own_draw(policy, key, params):
+    """A step's randomness as the engine gives it: the key, and the step's part of the policy's own block draw (so
+    an audit runs the code path a simulation runs, pre-drawn noise included)."""
+    k_step, k_block = jax.random.split(key)
+    return StepRandom(k_step, jax.tree.map(lambda a: a[0], policy.draw(k_block, 1, params)))
+
+
 def _claim(policy, params, horizon):
     """The policy's claim (its accountant) at these parameters: the audit's claim."""
     return policy.accountant.guarantee(params, horizon, policy.num_arms, policy.name)
@@ -346,7 +353,7 @@ def linucb_jdp(bug=None, mu=1.0, delta=0.1, rounds=4):
 
         def step(state, kr):
             k, r = kr
-            state = update(StepRandom(k, None), state, jnp.int32(0), r, run, features_t)
+            state = update(_own_draw(policy, k, run), state, jnp.int32(0), r, run, features_t)
             return state, gram.tree_release(state.tree, 0.0)
 
         _, released = jax.lax.scan(step, policy.init(run), (jax.random.split(key, n), rewards))
@@ -389,7 +396,7 @@ def _report_policy(name, epsilon_of_mu, what, extra=None):
         def features(key, side):
             row = rows[side]
             feats = jnp.stack([row[:2], jnp.zeros(2, jnp.float32)])
-            state = update(StepRandom(key, None), policy.init(run), jnp.int32(0), row[2], run, feats)
+            state = update(_own_draw(policy, key, run), policy.init(run), jnp.int32(0), row[2], run, feats)
             return jnp.concatenate([state.gram[jnp.asarray([0, 0, 1]), jnp.asarray([0, 1, 1])], state.xr])
 
         return Audit(name, "mu", level, 0.0, features, _report_change(_REPORT_SIDES) / (math.sqrt(6) / level),

@@ -44,16 +44,21 @@ from jaxbandit.mechanisms import normal as normal_noise
 
 __all__ = ["GramTree", "clip_row", "tree_init", "tree_insert", "tree_release", "live_nodes", "NOISES",
            "node_noise", "padding_noise", "local_report", "report_sensitivity", "coordinate_bound",
-           "vector_sum_encode", "vector_sum_noise", "upper_triangle", "from_upper_triangle"]
+           "vector_sum_encode", "vector_sum_noise", "upper_triangle", "from_upper_triangle", "PREDRAWN_MAX",
+           "report_normals", "node_normals", "gaussian_node"]
 
 #: The node noises of S&S's tree, a symmetric Gaussian matrix (§4.2) or a Wishart matrix (§4.1).
 NOISES = ("gaussian", "wishart")
 
 
 class GramTree(NamedTuple):
-    """The tree of a private Gram matrix (per run): one `counters.TreeState` of (d + 1)×(d + 1) counters."""
+    """The tree of a private Gram matrix (per run): the exact running sum M_n and the noise of each level's live
+    node (the binary-tree mechanism's release is M_n plus the live nodes' noises: a node's p-sum and its noise
+    enter the release only through these two sums, so the p-sums are not kept level by level)."""
 
-    tree: counters.TreeState  # n: int32[d+1, d+1] (all equal); alpha, alpha_hat: f[d+1, d+1, L]
+    n: jax.Array      # int32: rows inserted
+    total: jax.Array  # f[d+1, d+1]: M_n = Σ v vᵀ
+    noise: jax.Array  # f[d+1, d+1, L]: the noise of level j's live node (0 where merged or unused)
 
 
 def clip_row(x, y, feature_bound, reward_bound):
@@ -65,26 +70,36 @@ def clip_row(x, y, feature_bound, reward_bound):
 
 
 def tree_init(dim: int, dtype=None, levels: int = counters.LEVELS) -> GramTree:
-    """An empty tree for d-dimensional features ((d + 1)×(d + 1) counters, ``levels`` levels)."""
-    return GramTree(counters.tree_init((dim + 1, dim + 1), dtype, levels))
+    """An empty tree for d-dimensional features ((d + 1)×(d + 1) statistics, ``levels`` levels)."""
+    dtype = dtype or jnp.zeros(()).dtype
+    return GramTree(jnp.zeros((), jnp.int32), jnp.zeros((dim + 1, dim + 1), dtype),
+                    jnp.zeros((dim + 1, dim + 1, levels), dtype))
 
 
 def tree_insert(state: GramTree, v, noise) -> GramTree:
-    """Insert v vᵀ; ``noise``: the scaled noise of the node this insertion creates (σ·(Z + Zᵀ)/√2 or L̃²·W,
-    `node_noise`), added once to it (the counters' unit scale: the noise arrives scaled)."""
-    unit = releases.GaussianMatrixRelease(v.shape[-1])  # spread(1) = 1, released as drawn: node = sum + noise
-    return GramTree(counters.tree_insert(state.tree, jnp.outer(v, v), noise, 1.0, depth=1, release=unit))
+    """Insert v vᵀ (Tao et al. 2022, Algorithm 2, as `counters.tree_insert`): row n + 1 completes the node at level
+    i = the lowest set bit of n + 1, which absorbs the live nodes below it; ``noise`` (the scaled noise of that node,
+    σ·(Z + Zᵀ)/√2 or L̃²·W, `node_noise`) is drawn once, at its creation, and the absorbed nodes' noises leave the
+    release. Insertions past the capacity 2^L − 1 are ignored."""
+    levels = state.noise.shape[-1]
+    n = state.n + 1
+    i = jax.lax.population_count((n & -n) - 1)
+    level = jnp.arange(levels)
+    room = state.n < (1 << levels) - 1
+    noise = jnp.where(level < i, 0, jnp.where(level == i, noise[..., None], state.noise))
+    return GramTree(jnp.where(room, n, state.n), jnp.where(room, state.total + jnp.outer(v, v), state.total),
+                    jnp.where(room, noise, state.noise))
 
 
 def live_nodes(state: GramTree):
     """popcount(n): the tree's live nodes after n insertions, each carrying one node noise (int32)."""
-    return jax.lax.population_count(state.tree.n[0, 0])
+    return jax.lax.population_count(state.n)
 
 
 def tree_release(state: GramTree, padding):
-    """M̃_t = Σ_{live nodes} (p-sum + noise) + ``padding`` (`padding_noise`: the other m − popcount(n) node
-    noises), the (d + 1)×(d + 1) release of round t."""
-    return counters.tree_release(state.tree) + padding
+    """M̃_t = M_n + Σ_{live nodes} noise + ``padding`` (`padding_noise`: the other m − popcount(n) node noises),
+    the (d + 1)×(d + 1) release of round t."""
+    return state.total + jnp.sum(state.noise, axis=-1) + padding
 
 
 def node_noise(key, noise: str, dim: int, scale, dof, dtype=None):
@@ -113,18 +128,47 @@ def report_sensitivity(feature_bound, reward_bound):
     return (2 * feature_bound ** 4 + 4 * feature_bound ** 2 * reward_bound ** 2) ** 0.5
 
 
-def local_report(key, x, y, sigma, feature_bound, reward_bound):
+def local_report(key, x, y, sigma, feature_bound, reward_bound, normals=None):
     """One user's local randomizer (Zheng et al. 2020; the Gaussian mechanism): its (x, y) clipped to ‖x‖ ≤ L,
     |y| ≤ B̃ (`clip_row`), then (x xᵀ + σ B, y x + σ ξ), B symmetric with i.i.d. N(0, 1) entries on and above the
     diagonal, ξ ~ N(0, I). (Δ/σ)-GDP for the user's data, Δ = `report_sensitivity` (Dong, Roth & Su 2022,
-    Thm 2.7)."""
+    Thm 2.7). ``normals``: the d(d + 1)/2 + d standard normals drawn beforehand (`report_normals`; the same law),
+    else drawn here from ``key``."""
     v = clip_row(x, y, feature_bound, reward_bound)
     x, y = v[:-1], v[-1]
-    k_matrix, k_vector = jax.random.split(key)
     d = x.shape[-1]
-    noise_m = releases.symmetric_normal(k_matrix, (), d, dtype=x.dtype)
-    noise_v = normal_noise.normal(k_vector, (d,), "tail-safe", x.dtype)
+    if normals is None:
+        k_matrix, k_vector = jax.random.split(key)
+        noise_m = releases.symmetric_normal(k_matrix, (), d, dtype=x.dtype)
+        noise_v = normal_noise.normal(k_vector, (d,), "tail-safe", x.dtype)
+    else:
+        noise_m = releases.symmetric_from_normals(normals[:-d], d)
+        noise_v = normals[-d:]
     return jnp.outer(x, x) + sigma * noise_m, y * x + sigma * noise_v
+
+
+#: The most standard normals a step's noise may take from its block's draw (`report_normals`, `node_normals`); a
+#: larger d draws its noise at the step from the step's key (the same law, less memory: a block holds 50 steps).
+PREDRAWN_MAX = 256
+
+
+def report_normals(key, steps: int, dim: int):
+    """The normals of ``steps`` users' `local_report` noise, (steps, d(d + 1)/2 + d), or ``None`` where that is more
+    than `PREDRAWN_MAX` a step."""
+    count = dim * (dim + 1) // 2 + dim
+    return None if count > PREDRAWN_MAX else normal_noise.normal(key, (steps, count), "tail-safe")
+
+
+def node_normals(key, steps: int, dim: int):
+    """The normals of ``steps`` rounds' Gaussian node and padding noises, (steps, 2, (d + 1)(d + 2)/2), or ``None``
+    where that is more than `PREDRAWN_MAX` a step."""
+    count = (dim + 1) * (dim + 2) // 2
+    return None if 2 * count > PREDRAWN_MAX else normal_noise.normal(key, (steps, 2, count), "tail-safe")
+
+
+def gaussian_node(normals, dim: int, scale):
+    """A Gaussian node's noise, scale·(Z + Zᵀ)/√2, from its (d + 1)(d + 2)/2 normals (`node_noise`'s law)."""
+    return scale * releases.symmetric_from_normals(normals, dim + 1, 2 ** 0.5)
 
 
 def coordinate_bound(feature_bound, reward_bound):
@@ -146,11 +190,12 @@ def from_upper_triangle(values, dim: int):
     return values[..., position]  # a gather: no scatter in the step
 
 
-def vector_sum_encode(key, x, y, precision, feature_bound, reward_bound):
+def vector_sum_encode(key, x, y, precision, feature_bound, reward_bound, uniforms=None):
     """One user's rounded message in SDP-Vec, decoded: (x xᵀ, y x) of its clipped (x, y) (`clip_row`), each
     coordinate v of the upper triangle and of y x shifted to w = v + L_c ∈ [0, 2L_c] (L_c = `coordinate_bound`),
     rounded at random to x̄ ∈ {⌊w g/L_c⌋, ⌊w g/L_c⌋ + 1} (unbiased: E x̄ = w g/L_c) and decoded as (L_c/g) x̄ − L_c
-    (Chowdhury & Zhou's code, ``R1d`` and ``A1d`` per user). Returns (the symmetric d×d matrix, the d-vector)."""
+    (Chowdhury & Zhou's code, ``R1d`` and ``A1d`` per user). ``uniforms``: the d(d + 1)/2 + d rounding uniforms
+    drawn beforehand, else drawn from ``key``. Returns (the symmetric d×d matrix, the d-vector)."""
     v = clip_row(x, y, feature_bound, reward_bound)
     x, y = v[:-1], v[-1]
     d = x.shape[-1]
@@ -158,7 +203,8 @@ def vector_sum_encode(key, x, y, precision, feature_bound, reward_bound):
     values = jnp.concatenate([upper_triangle(jnp.outer(x, x)), y * x])
     grid = jnp.clip(values + bound, 0, 2 * bound) * precision / bound
     low = jnp.floor(grid)
-    rounded = low + (jax.random.uniform(key, grid.shape, grid.dtype) < grid - low).astype(grid.dtype)
+    u = jax.random.uniform(key, grid.shape, grid.dtype) if uniforms is None else uniforms
+    rounded = low + (u < grid - low).astype(grid.dtype)
     decoded = rounded * bound / precision - bound
     return from_upper_triangle(decoded[:-d], d), decoded[-d:]
 

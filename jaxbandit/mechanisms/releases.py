@@ -54,7 +54,7 @@ from jaxbandit.mechanisms import laplace as laplace_noise
 from jaxbandit.mechanisms import normal as normal_noise
 
 __all__ = ["LaplaceRelease", "DiscreteLaplaceRelease", "GaussianRule", "GaussianRelease", "GaussianMatrixRelease",
-           "WishartRelease", "LAPLACE", "symmetric_normal", "wishart"]
+           "WishartRelease", "LAPLACE", "symmetric_normal", "symmetric_from_normals", "wishart"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -152,11 +152,18 @@ def symmetric_normal(key, shape, dim: int, normal: str = "tail-safe", dtype=None
     ``diagonal=√2`` is the law of (Z + Zᵀ)/√2 for Z with i.i.d. N(0, 1) entries (Shariff & Sheffet 2018, §4.2)."""
     dim = checks.positive_int("dim", dim)
     z = normal_noise.normal(key, tuple(shape) + (dim * (dim + 1) // 2,), normal, dtype)
+    return symmetric_from_normals(z, dim, diagonal)
+
+
+def symmetric_from_normals(z, dim: int, diagonal: float = 1.0):
+    """The symmetric d×d matrices whose upper triangle (row by row) is ``z`` (``... + (d(d + 1)/2,)``), its diagonal
+    scaled by ``diagonal``: `symmetric_normal` from normals drawn beforehand (a gather, no scatter)."""
     rows, cols = np.triu_indices(dim)
     if diagonal != 1.0:
         z = z * jnp.asarray(np.where(rows == cols, diagonal, 1.0), z.dtype)
-    upper = jnp.zeros(tuple(shape) + (dim, dim), z.dtype).at[..., rows, cols].set(z)
-    return upper + jnp.swapaxes(jnp.triu(upper, 1), -1, -2)
+    position = np.zeros((dim, dim), np.int32)
+    position[rows, cols] = position[cols, rows] = np.arange(rows.size)
+    return z[..., position]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -75,6 +75,7 @@ from jaxbandit import checks
 from jaxbandit.accounting import profiles
 from jaxbandit.accounting.accountants import Accountant
 from jaxbandit.mechanisms import counters, gram
+from jaxbandit.policies import linalg
 from jaxbandit.policies.common import argmax_random_tie
 from jaxbandit.policies.linear import pick_row
 from jaxbandit.registry import POLICIES, Golden
@@ -200,16 +201,25 @@ def _jdp_level(dim: int, noise: str):
     return level
 
 
-def _cholesky_or_identity(matrix):
-    """(L, ok): the Cholesky factor of a symmetric matrix, or I and False where it is not positive definite."""
-    chol = jnp.linalg.cholesky(matrix)
-    ok = jnp.all(jnp.isfinite(chol))
-    return jnp.where(ok, chol, jnp.eye(matrix.shape[-1], dtype=chol.dtype)), ok
+_cholesky_or_identity = linalg.cholesky_or_identity
+
+
+def _drawn(rng, part):
+    """Part ``part`` of a step's block draw, (the tie-breaking uniform, the noise's variates): ``None`` where the
+    step has none (an audit's own key), the uniform alone where only it is given."""
+    if not isinstance(rng.drawn, tuple):
+        return rng.drawn if part == 0 else None
+    return rng.drawn[part]
+
+
+def _cho_solve(chol, b):
+    """V⁻¹ b for V = L Lᵀ (two triangular solves, `linalg`)."""
+    return linalg.solve_upper_transposed(chol, linalg.solve_lower(chol, b))
 
 
 def _ucb_arm(chol, ok, theta, beta, features, u, num_arms):
     """argmax ⟨θ, x⟩ + β ‖x‖_{V⁻¹} (V = L Lᵀ), ties at random; a uniformly random arm where V was indefinite."""
-    whitened = jax.scipy.linalg.solve_triangular(chol, features.T, lower=True)  # L⁻¹ xᵀ: ‖x‖²_{V⁻¹}
+    whitened = linalg.solve_lower(chol, features.T)  # L⁻¹ xᵀ: ‖x‖²_{V⁻¹}
     score = features @ theta + beta * jnp.sqrt(jnp.sum(whitened * whitened, axis=0))
     random_arm = jnp.minimum(jnp.floor(u * num_arms).astype(jnp.int32), num_arms - 1)
     return jnp.where(ok, argmax_random_tie(score, u), random_arm)
@@ -248,7 +258,9 @@ def linucb_jdp(num_arms: int, dim: int, *, noise: str = "gaussian", width: str =
         return JDPState(gram.tree_init(d, dtype), jnp.zeros((), jnp.int32))
 
     def draw(key, steps, params):
-        return jax.random.uniform(key, (steps,))
+        k_u, k_z = jax.random.split(key)
+        z = gram.node_normals(k_z, steps, d) if noise == "gaussian" else None
+        return jax.random.uniform(k_u, (steps,)), z
 
     def constants(params):
         c = jdp_constants(params, d, noise)
@@ -261,8 +273,11 @@ def linucb_jdp(num_arms: int, dim: int, *, noise: str = "gaussian", width: str =
 
     def factor(rng, state, params, c):
         """This round's V_t as a Cholesky factor, whether it is positive definite, and the release."""
-        pad = gram.padding_noise(jax.random.fold_in(rng.key, 0), node_law, d, c["scale"], c["dof"],
-                                 c["m"] - gram.live_nodes(state.tree).astype(c["m"].dtype))
+        count = c["m"] - gram.live_nodes(state.tree).astype(c["m"].dtype)
+        if _drawn(rng, 1) is None:
+            pad = gram.padding_noise(jax.random.fold_in(rng.key, 0), node_law, d, c["scale"], c["dof"], count)
+        else:  # the block's normals: the same law (`gram.padding_noise`)
+            pad = jnp.sqrt(count).astype(c["scale"].dtype) * gram.gaussian_node(_drawn(rng, 1)[0], d, c["scale"])
         released = gram.tree_release(state.tree, pad)
         chol, ok = _cholesky_or_identity(released[:d, :d] + c["shift"] * jnp.eye(d, dtype=released.dtype))
         return chol, ok, released
@@ -270,7 +285,7 @@ def linucb_jdp(num_arms: int, dim: int, *, noise: str = "gaussian", width: str =
     def select(rng, state, params, features):
         c = constants(params)
         chol, ok, released = factor(rng, state, params, c)
-        theta = jax.scipy.linalg.cho_solve((chol, True), released[:d, d])
+        theta = _cho_solve(chol, released[:d, d])
         if width == "chowdhury-zhou":
             beta = c["beta_cz"]
         else:
@@ -278,13 +293,16 @@ def linucb_jdp(num_arms: int, dim: int, *, noise: str = "gaussian", width: str =
             beta = (params.noise_scale * jnp.sqrt(jnp.maximum(
                 2 * jnp.log(2 / params.alpha) + logdet - d * jnp.log(c["rho_min"]), 0))
                 + params.theta_bound * jnp.sqrt(c["rho_max"]) + c["gamma"])
-        return _ucb_arm(chol, ok, theta, beta, features, rng.drawn, K)
+        return _ucb_arm(chol, ok, theta, beta, features, _drawn(rng, 0), K)
 
     def update(rng, state, arm, obs, params, features):
         c = constants(params)
         _, ok, _ = factor(rng, state, params, c)  # the release select used (the same key): count a failure
         v = gram.clip_row(pick_row(features, arm), obs, params.feature_bound, params.reward_bound)
-        node = gram.node_noise(jax.random.fold_in(rng.key, 1), node_law, d, c["scale"], c["dof"], v.dtype)
+        if _drawn(rng, 1) is None:
+            node = gram.node_noise(jax.random.fold_in(rng.key, 1), node_law, d, c["scale"], c["dof"], v.dtype)
+        else:
+            node = gram.gaussian_node(_drawn(rng, 1)[1], d, c["scale"])
         return JDPState(gram.tree_insert(state.tree, v, node), state.indefinite + (~ok).astype(jnp.int32))
 
     def validate(params, horizon=None):
@@ -406,7 +424,8 @@ def linucb_ldp(num_arms: int, dim: int, *, width: str = "theory") -> Policy:
                         jnp.zeros((), jnp.int32))
 
     def draw(key, steps, params):
-        return jax.random.uniform(key, (steps,))
+        k_u, k_z = jax.random.split(key)
+        return jax.random.uniform(k_u, (steps,)), gram.report_normals(k_z, steps, d)
 
     def factor(state, params):
         if width == "theory":
@@ -419,12 +438,13 @@ def linucb_ldp(num_arms: int, dim: int, *, width: str = "theory") -> Policy:
 
     def select(rng, state, params, features):
         chol, ok, beta = factor(state, params)
-        theta = jax.scipy.linalg.cho_solve((chol, True), state.xr)
-        return _ucb_arm(chol, ok, theta, beta, features, rng.drawn, K)
+        theta = _cho_solve(chol, state.xr)
+        return _ucb_arm(chol, ok, theta, beta, features, _drawn(rng, 0), K)
 
     def update(rng, state, arm, obs, params, features):
         _, ok, _ = factor(state, params)  # the V_t select used: count a failure
-        m, v = gram.local_report(rng.key, pick_row(features, arm), obs, ldp_sigma(params), params.feature_bound, params.reward_bound)
+        m, v = gram.local_report(rng.key, pick_row(features, arm), obs, ldp_sigma(params), params.feature_bound,
+                                 params.reward_bound, _drawn(rng, 1))
         return LDPState(state.gram + m, state.xr + v, state.reports + 1,
                         state.indefinite + (~ok).astype(jnp.int32))
 

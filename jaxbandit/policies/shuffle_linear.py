@@ -45,8 +45,9 @@ from jaxbandit.accounting import shuffle
 from jaxbandit.accounting.accountants import Accountant
 from jaxbandit.mechanisms import gram
 from jaxbandit.policies.linear import pick_row
-from jaxbandit.policies.private_linear import (WIDTHS, _bind_run, _check_common, _cholesky_or_identity,
-                                               _ucb_arm, chowdhury_zhou_width, report_width)
+from jaxbandit.policies.private_linear import (WIDTHS, _bind_run, _check_common, _cho_solve,
+                                               _cholesky_or_identity, _drawn, _ucb_arm, chowdhury_zhou_width,
+                                               report_width)
 from jaxbandit.registry import POLICIES, Golden
 from jaxbandit.types import Policy
 
@@ -146,8 +147,8 @@ def vec_sigma(params):
 
 
 def _batch_server(num_arms: int, dim: int, width: str, sigma_of, message, batch_noise):
-    """init, select and update of a batched LinUCB server: ``message(key, x, y, params)`` is a user's message as
-    the server decodes it, ``batch_noise(key, params)`` the noise a full batch's sums carry beyond its messages'
+    """init, select and update of a batched LinUCB server: ``message(key, x, y, params, drawn)`` is a user's message
+    as the server decodes it (``drawn``: its randomness from the block's draw, or ``None``), ``batch_noise(key, params)`` the noise a full batch's sums carry beyond its messages'
     (None: none), ``sigma_of(params)`` the scale of one user's noise the widths use."""
     d, K = dim, num_arms
     dtype = jnp.zeros(()).dtype
@@ -168,12 +169,12 @@ def _batch_server(num_arms: int, dim: int, width: str, sigma_of, message, batch_
 
     def select(rng, state, params, features):
         chol, ok, beta = factor(state, params)
-        theta = jax.scipy.linalg.cho_solve((chol, True), state.xr)
-        return _ucb_arm(chol, ok, theta, beta, features, rng.drawn, K)
+        theta = _cho_solve(chol, state.xr)
+        return _ucb_arm(chol, ok, theta, beta, features, _drawn(rng, 0), K)
 
     def update(rng, state, arm, obs, params, features):
         _, ok, _ = factor(state, params)  # the V_t select used: count a failure
-        m, v = message(jax.random.fold_in(rng.key, 0), pick_row(features, arm), obs, params)
+        m, v = message(jax.random.fold_in(rng.key, 0), pick_row(features, arm), obs, params, _drawn(rng, 1))
         pending_gram, pending_xr = state.pending_gram + m, state.pending_xr + v
         full = (state.pending + 1).astype(params.batch.dtype) >= params.batch
         if batch_noise is not None:
@@ -219,8 +220,12 @@ def linucb_sdp_amp(num_arms: int, dim: int, *, width: str = "theory") -> Policy:
     d = checks.positive_int("dim", dim)
     K = checks.positive_int("num_arms", num_arms)
 
-    def message(key, x, y, params):
-        return gram.local_report(key, x, y, amp_sigma(params), params.feature_bound, params.reward_bound)
+    def message(key, x, y, params, normals):
+        return gram.local_report(key, x, y, amp_sigma(params), params.feature_bound, params.reward_bound, normals)
+
+    def draw(key, steps, params):
+        k_u, k_z = jax.random.split(key)
+        return jax.random.uniform(k_u, (steps,)), gram.report_normals(k_z, steps, d)
 
     init, select, update = _batch_server(K, d, width, amp_sigma, message, None)
 
@@ -233,7 +238,7 @@ def linucb_sdp_amp(num_arms: int, dim: int, *, width: str = "theory") -> Policy:
                             "Chowdhury & Zhou 2022 (SDP-Amp): the better of each Gaussian report's μ-GDP (Dong, Roth & "
                             "Su 2022, Thm 2.7) and amplification by shuffling (Feldman, McMillan & Talwar 2021, the "
                             "clone reduction and Thm 3.8)", calibrated="epsilon", calibrated_range=(0.0, math.inf))
-    return Policy("linucb-sdp-amp", K, init, lambda key, steps, params: jax.random.uniform(key, (steps,)), select,
+    return Policy("linucb-sdp-amp", K, init, draw, select,
                   update, lambda params, horizon=None: _check_batch(params), _defaults(AmpParams),
                   accountant=accountant, options={"width": width}, bind_horizon=_bind_alpha, contextual=True)
 
@@ -271,10 +276,18 @@ def linucb_sdp_vec(num_arms: int, dim: int, *, width: str = "theory") -> Policy:
     K = checks.positive_int("num_arms", num_arms)
     bind = _bind_vec(d)
 
-    def message(key, x, y, params):
-        return gram.vector_sum_encode(key, x, y, params.precision, params.feature_bound, params.reward_bound)
+    def message(key, x, y, params, uniforms):
+        return gram.vector_sum_encode(key, x, y, params.precision, params.feature_bound, params.reward_bound, uniforms)
+
+    def draw(key, steps, params):
+        k_u, k_r = jax.random.split(key)
+        m = d * (d + 1) // 2 + d
+        rounding = jax.random.uniform(k_r, (steps, m)) if m <= gram.PREDRAWN_MAX else None
+        return jax.random.uniform(k_u, (steps,)), rounding
 
     def batch_noise(key, params):
+        """The batch's Bin(B b, p) noise messages per coordinate, drawn at once (the sum of its users' Bin(b, p):
+        the analyzer's view has that law)."""
         return gram.vector_sum_noise(key, d, params.batch * params.trials, BIT_PROBABILITY, params.precision,
                                      params.feature_bound, params.reward_bound)
 
@@ -295,7 +308,7 @@ def linucb_sdp_vec(num_arms: int, dim: int, *, width: str = "theory") -> Policy:
                             "Chowdhury & Zhou 2022 (SDP-Vec, Cheu, Joseph, Mao & Peng 2022's vector sum): the exact "
                             "moments of the shifted binomial per coordinate, by a Chernoff bound (Canonne, Kamath & "
                             "Steinke 2020, Prop. 12)", calibrated="epsilon", calibrated_range=(0.0, math.inf))
-    return Policy("linucb-sdp-vec", K, init, lambda key, steps, params: jax.random.uniform(key, (steps,)), select,
+    return Policy("linucb-sdp-vec", K, init, draw, select,
                   update, validate, _defaults(VecParams, None, None), accountant=accountant,
                   options={"width": width}, bind_horizon=bind, contextual=True)
 
