@@ -646,7 +646,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--tight", action="store_true", help=argparse.SUPPRESS)  # deprecated: --policy-option
     v.add_argument("--arms", type=_integer, help="number of arms K (default 2): private TS's tight accounting and "
                                                  "its b*K < T check, DP-FTPL's start phase")
-    v.add_argument("--dim", type=_integer, help="the features' dimension d of a contextual policy (linucb-jdp)")
+    v.add_argument("--dim", type=_integer, help="the features' dimension d of a contextual policy (the private LinUCBs)")
     v.add_argument("--list", action="store_true", help="list the private components and their notions")
     v.add_argument("--json", metavar="FILE", help="write the claim as JSON (one shape for every component)")
     v.set_defaults(fn=cmd_privacy)
@@ -730,11 +730,13 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--delta", type=float, default=0.0,
                    help="the delta of central (epsilon, delta)-DP budgets and of GDP conversions (default 0: pure "
                         "epsilon-DP, which no (epsilon, delta) or GDP claim meets)")
-    f.add_argument("--notion", choices=("central", "local"), default="central",
-                   help="recommend among whole-run (epsilon, delta)-DP claims (central, default) or epsilon-LDP ones")
+    f.add_argument("--notion", choices=("central", "joint", "shuffle", "local"), default="central",
+                   help="recommend among whole-run (epsilon, delta)-DP claims (central, default), joint-DP ones, "
+                        "shuffle-DP ones or local ones (each trust model is a panel of its own)")
     f.add_argument("--horizon", type=_integer, required=True, help="T (1e5 style accepted)")
     f.add_argument("--include", action="append", metavar="NAMES",
-                   help="algorithms, policies, channels or families (central, local), comma-separated")
+                   help="algorithms, policies, channels or trust models (central, joint, shuffle, local), "
+                        "comma-separated")
     f.add_argument("--exclude", action="append", metavar="NAMES", help="as --include, left out")
     f.add_argument("--policy-param", action="append", metavar="ALG:K=V",
                    help="a parameter fixed for an algorithm or policy, e.g. dp-rse:v=0.9 dp-rse:u=8.14")

@@ -35,6 +35,9 @@ def unsupported(env, policy, privatizer=None) -> str | None:
     if not supports(policy):
         return (f"policy={policy.name!r} has no epoch-by-epoch simulation (only a policy that declares its epoch "
                 "schedule, Policy.epochs: dp-rse, ldp-rse): use simulator='steps'")
+    if getattr(env, "context", None) is not None:
+        return (f"simulator='epochs' draws each arm's rewards without a context; env {env.name!r} emits one each "
+                "round: use simulator='steps'")
     if privatizer is not None and privatizer.name != "identity":
         return (f"simulator='epochs' takes the identity privatizer ({policy.name} privatizes inside if it is "
                 f"local), got {privatizer.name!r}")

@@ -334,7 +334,7 @@ def _frontier_lower_bound(ax, config, family):
     central, seed 003 Remark 6, (N/ε) log[((e^ε − 1)T + δT)/((e^ε − 1) + δT)] for any global (ε, δ)-DP policy
     (constant 1: the paper gives none for N arms); local, seed 002 Theorem 1's C_LB log T under the ε-optimal
     randomized response, for the learners that see those bits."""
-    if config["env"] != "bernoulli" or not bounds_on():
+    if config["env"] != "bernoulli" or family not in ("central", "local") or not bounds_on():
         return
     from jaxbandit import theory
     means = np.asarray(config["env_params"]["means"], np.float64)
@@ -352,17 +352,23 @@ def _frontier_lower_bound(ax, config, family):
 
 def frontier_figure(front, title=None):
     """The privacy–regret frontier (`jaxbandit.frontiers.Frontier`): regret at T against the privacy level ε, one
-    line per algorithm with ±2 SE bars, central and local DP in separate panels (never one line), per-round claims
+    line per algorithm with ±2 SE bars, each trust model (central, joint, shuffle, local) in its own panel, per-round claims
     dashed, the recommended point of each level starred, uniform play's regret for reference, and on Bernoulli arms
     the lower bound of each panel's notion (`_frontier_lower_bound`; off inside ``bounds_shown(False)``)."""
-    families = [f for f in ("central", "local") if any(r["family"] == f for r in front.rows)]
+    families = [f for f in ("central", "joint", "shuffle", "local") if any(r["family"] == f for r in front.rows)]
     most = max([len({r["algorithm"] for r in front.rows if r["family"] == f}) for f in families] or [1])
     fig, axes = plt.subplots(1, max(len(families), 1), figsize=(6.4 * max(len(families), 1), 4.6 + 0.16 * most),
                              squeeze=False, sharey=True)
     c = front.config
     notion_text = {"central": (f"central: (ε, δ)-DP over the whole run, δ = {c['delta']:g}" if c["delta"] > 0 else
                                "central: pure ε-DP over the whole run (δ = 0)"),
-                   "local": "local: ε-LDP of each report"}
+                   "joint": f"joint: (ε, δ)-DP of the outputs to the other users, δ = {c['delta']:g}\n(not DP of "
+                            "the action sequence)",
+                   "shuffle": f"shuffle: (ε, δ)-DP of the shuffled batches, δ = {c['delta']:g}\n(the users trust "
+                              "the shuffler: not central DP)",
+                   "local": "local: ε-LDP of each report"
+                            + ("" if not any(r["family"] == "local" and r["notion"] != "ldp" for r in front.rows)
+                               else f" ((ε, δ) for Gaussian reports, δ = {c['delta']:g})")}
     markers = "osD^v<>ph*Xd"
     for ax, family in zip(axes[0], families):
         rows = [r for r in front.rows if r["family"] == family]

@@ -119,8 +119,8 @@ CZ_ENV = {"num_arms": 100, "dim": 5, "instance": "chowdhury-zhou"}
 
 
 def test_chowdhury_zhou_constants():
-    p = policies.get("linucb-sdp-vec", 100, dim=5).default_params._replace(epsilon=0.2)
-    p = policies.get("linucb-sdp-vec", 100, dim=5).bind_horizon(p, 20_000)
+    p = policies.get("linucb-sdp-vec", 100, dim=5).default_params._replace(epsilon=jnp.asarray(0.2))
+    p = shuffle_linear.vec_resolved(p, 5)
     assert float(p.precision) == pytest.approx(2 * math.sqrt(20), rel=1e-6)
     assert float(p.trials) == 1531  # ⌈1530.39⌉: their code truncates to 1530 in the draw, decodes with 1530.39
     amp = policies.get("linucb-sdp-amp", 100, dim=5)
@@ -204,3 +204,14 @@ def test_chowdhury_zhou_server_learns_with_little_noise(name):
                           policy_params={"epsilon": 1e4, "feature_bound": math.sqrt(2)}, **kw)
     uniform = jb.simulate(policy="uniform", **kw)
     assert float(private.mean()[-1]) < 0.5 * float(uniform.mean()[-1]), (private.mean()[-1], uniform.mean()[-1])
+
+
+@pytest.mark.parametrize("name", ["linucb-sdp-amp", "linucb-sdp-vec"])
+def test_the_accountant_calibrates_epsilon_onto_a_shuffle_budget(name):
+    from jaxbandit.accounting.accountants import Budget
+    pol, params = policies.make(name, 20, dim=3)
+    params = pol.bind_horizon(params, 2000)
+    budget = Budget(epsilon=1.0, delta=0.1)
+    calibrated = pol.accountant.calibrate(params, 2000, 20, budget)
+    claim = pol.accountant.guarantee(calibrated, 2000, 20)
+    assert claim.meets(budget) and claim.profile.epsilon_at(0.1) > 0.9  # on the boundary, not far inside it

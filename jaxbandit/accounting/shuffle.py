@@ -179,21 +179,66 @@ class ShuffledGaussian(Profile):
         return f"μ = {self.mu:.6g} per report, shuffled in batches of {self.users}"
 
 
+def _log_pmf(trials: int, p: float, j: int) -> float:
+    """log P(Bin(N, p) = j) for one j in [0, N]."""
+    return (math.lgamma(trials + 1) - math.lgamma(j + 1) - math.lgamma(trials - j + 1) + j * math.log(p)
+            + (trials - j) * math.log1p(-p))
+
+
+#: Half-width of the window of outputs summed exactly in `_binomial_moments`, in standard deviations.
+WINDOW_SD = 25
+
+
+def _shells(start: int, stop: int, step: int):
+    """[a, b) intervals covering [start, stop) (step > 0) or (stop, start] (step < 0) in doubling lengths."""
+    out, length, a = [], 1, start
+    while (a < stop) if step > 0 else (a > stop):
+        b = min(a + length, stop) if step > 0 else max(a - length, stop)
+        out.append((a, b) if step > 0 else (b + 1, a + 1))
+        a, length = b, 2 * length
+    return out
+
+
 @functools.lru_cache(maxsize=64)
 def _binomial_moments(trials: int, p: float, max_shift: int, lambdas: tuple):
-    """(c(λ) = max_k Λ(λ; k)/k², δ_∞): the shifted binomial pair's moments (module docstring), summed exactly over
-    every output (the far tails carry the moments of large λ)."""
-    lf = binomial_log_pmf(trials, p)
-    lam = np.asarray(lambdas)[:, None]
+    """(c(λ) = max_k Λ(λ; k)/k², δ_∞): the shifted binomial pair's moments (module docstring).
+
+    Exact over the outputs within `WINDOW_SD` standard deviations of the mode; each term outside, P(y)^{1+λ}
+    Q(y)^{−λ} = e^{lf(j) + λ (lf(j) − lf(j ± k))} with lf the log-pmf and j P's atom, is bounded over shells of
+    doubling length by the log-pmf's shape (log-concave: lf is monotone on each side of the mode, and
+    lf(j) − lf(j + k) increases with j, lf(j) − lf(j − k) decreases): the shell's largest lf plus λ times the
+    difference at its far (+k) or near (−k) end, times its length. A valid upper bound; the far tails matter only
+    at large λ, which the minimum over λ does not pick."""
+    n = trials
+    sd = math.sqrt(n * p * (1 - p))
+    mode = min(n, int(math.floor((n + 1) * p)))
+    kmax = min(max_shift, n)
+    half = int(math.ceil(WINDOW_SD * sd)) + kmax + 10
+    lo, hi = max(0, mode - half), min(n, mode + half)
+    ext_lo, ext_hi = max(0, lo - kmax), min(n, hi + kmax)  # the partners j ± k of the window's atoms
+    y = np.arange(ext_lo, ext_hi, dtype=np.float64)
+    steps = np.log(n - y) - np.log(y + 1) + math.log(p) - math.log1p(-p)
+    lf = _log_pmf(n, p, ext_lo) + np.concatenate([[0.0], np.cumsum(steps)])  # lf[j − ext_lo], j in [ext_lo, ext_hi]
+    at = lambda j: lf[j - ext_lo] if ext_lo <= j <= ext_hi else _log_pmf(n, p, j)
+    lam = np.asarray(lambdas)
     worst = np.full(len(lambdas), -np.inf)
     infinite = 0.0
-    for k in range(1, min(max_shift, trials) + 1):
-        for a, b in ((lf[:-k], lf[k:]), (lf[k:], lf[:-k])):  # P = Bin + k (P's atom j, Q's j + k), P = Bin − k
-            terms = (1 + lam) * a - lam * b
+    for k in range(1, kmax + 1):
+        for sign in (1, -1):  # P(y) = f(y − k) (Bin + k): P's atom j, Q's j + k; or f(y + k) (Bin − k): Q's j − k
+            first, last = (0, n - k) if sign > 0 else (k, n)  # P's atoms where Q > 0
+            a, b = max(first, lo), min(last, hi)
+            j = np.arange(a, b + 1)
+            terms = (1 + lam[:, None]) * lf[j - ext_lo] - lam[:, None] * lf[j + sign * k - ext_lo]
             peak = terms.max(axis=1)
-            log_mgf = peak + np.log(np.exp(terms - peak[:, None]).sum(axis=1))
+            parts = [peak + np.log(np.exp(terms - peak[:, None]).sum(axis=1))]
+            for s0, s1 in _shells(a - 1, first - 1, -1) + _shells(b + 1, last + 1, 1):  # [s0, s1) outside
+                top = max(at(s0), at(s1 - 1))
+                edge = s1 - 1 if sign > 0 else s0  # where lf(j) − lf(j ± k) is largest on the shell
+                parts.append(math.log(s1 - s0) + top + lam * (at(edge) - at(edge + sign * k)))
+            log_mgf = np.logaddexp.reduce(np.stack(parts), axis=0)
             worst = np.maximum(worst, log_mgf / (k * k))
-        infinite = max(infinite, float(np.exp(lf[-k:]).sum()), float(np.exp(lf[:k]).sum()))
+        infinite = max(infinite, sum(math.exp(_log_pmf(n, p, j)) for j in range(n - k + 1, n + 1)),
+                       sum(math.exp(_log_pmf(n, p, j)) for j in range(0, k)))
     return worst, infinite
 
 

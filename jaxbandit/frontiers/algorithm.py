@@ -22,13 +22,20 @@ QUANTILES = (0.1, 0.5, 0.9)  # the regret quantiles a row reports
 
 
 def _budget(alg, level, delta) -> Budget:
-    return Budget(epsilon=level) if alg.trust == "local" else Budget(epsilon=level, delta=delta)
+    """The level as a budget: ε-LDP for a local algorithm whose claim is pure (a channel), (ε, δ) at the user's δ
+    for every other (a Gaussian report's local claim included)."""
+    if alg.trust == "local" and alg.private == "privatizer":
+        return Budget(epsilon=level)
+    if alg.trust == "local" and policies.get(alg.policy, 2, 2 if policies.is_contextual(alg.policy) else None
+                                             ).accountant.notion in ("ldp", "pure-dp"):
+        return Budget(epsilon=level)
+    return Budget(epsilon=level, delta=delta)
 
 
 def _spec(alg, env, env_params, horizon, record, given, options):
     """The algorithm's resolved spec: the epoch simulator where it applies (the same law, faster), pseudo-regret."""
     env_o, env_p, support = instance_of(env, env_params)
-    pol = policies.get(alg.policy, env_o.num_arms, **options)
+    pol = policies.get(alg.policy, env_o.num_arms, env_o.dim, **options)
     moments, _ = moment_params(pol, env_o, env_p, support, given)
     kw = dict(env_params=env_params, policy_params={**moments, **given}, policy_options=options, horizon=horizon,
               record=record, realized=False)
@@ -255,7 +262,8 @@ def _claim_text(alg, spec, point, delta) -> str:
     except ValueError as err:
         return str(err)
     text = "its claim at its parameters: " + claim.describe()
-    if claim.notion == "approx-dp" and claim.delta > delta and "delta" not in getattr(bound, alg.private)._fields:
+    if (claim.notion == "approx-dp" and claim.delta is not None and claim.delta > delta
+            and "delta" not in getattr(bound, alg.private)._fields):
         text += (f"; its δ = {claim.delta:.3g} is set by its analysis, not by a parameter, and exceeds the "
                  f"requested delta = {delta:g}")
     return text

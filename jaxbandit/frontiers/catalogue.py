@@ -12,11 +12,15 @@ from jaxbandit import checks, policies, privatizers
 from jaxbandit import spec as specs
 
 
-#: The frontier's trust models (a trusted learner, or none: each user privatizes), each with the claims that may be
-#: recommended under it (``NOTIONS``, their former name, is kept).
-TRUST_MODELS = {"central": "(ε, δ)-DP over the whole run", "local": "ε-LDP of each report"}
+#: The frontier's trust models, each with the claims that may be recommended under it (``NOTIONS``, their former
+#: name, is kept): a learner trusted with the rewards (central, whole-run DP); a server trusted with the data whose
+#: outputs to the other users are private (joint DP: not DP of the action sequence); a shuffler trusted to unlink
+#: the messages of a batch (shuffle DP: not central DP); no one (local: each user's report).
+TRUST_MODELS = {"central": "(ε, δ)-DP over the whole run", "joint": "joint (ε, δ)-DP: the outputs to every other user",
+                "shuffle": "shuffle (ε, δ)-DP of the shuffled batches", "local": "ε-LDP of each report"}
 NOTIONS = TRUST_MODELS
-SCOPE_OF = {"central": "run", "local": "report"}  # the scope of a claim that counts under each notion
+SCOPE_OF = {"central": "run", "joint": "joint", "shuffle": "shuffle", "local": "report"}  # the scope that counts
+TRUST_OF = {scope: trust for trust, scope in SCOPE_OF.items()}  # a claim's scope → its trust model
 PLAIN_LEARNERS = ("thompson", "klucb", "ucb1")  # seed 000's learners of privatized rewards, and kl-UCB
 CHANNEL_AWARE = ("klucb-cf", "ts-cf", "ucb-cf", "wr-klucb", "wr-ts")  # seed 002: they take the channel's parameters
 
@@ -28,7 +32,8 @@ class Algorithm:
     Attributes:
       name: ``policy`` or ``policy+channel`` (e.g. ``"thompson+linear"``).
       policy, privatizer: registry names (``"identity"``: the learner sees the rewards).
-      trust: its trust model, a key of `TRUST_MODELS`: ``"central"`` (the learner is trusted with the rewards) or
+      trust: its trust model, a key of `TRUST_MODELS`: ``"central"`` (the learner is trusted with the rewards),
+        ``"joint"`` (the server is, its outputs to the others are private), ``"shuffle"`` (a shuffler is) or
         ``"local"`` (no one is: each user privatizes). Saved rows keep the key ``"family"``, its former name, as
         does the attribute ``family`` (deprecated).
     """
@@ -94,7 +99,7 @@ def algorithms(env, env_params: Mapping | None = None, *, include: Sequence[str]
     Args:
       env, env_params: the instance, as for `jaxbandit.simulate`.
       include, exclude: algorithm names (``"dp-se"``, ``"thompson+linear"``), policy or channel names (all their
-        algorithms) or families (``"central"``, ``"local"``); default: every algorithm.
+        algorithms) or trust models (``"central"``, ``"joint"``, ``"shuffle"``, ``"local"``); default: every algorithm.
       policy_params: ``{algorithm or policy name: {parameter: value}}`` fixed for that algorithm (e.g. the moment
         bound of a heavy-tailed one on unbounded rewards).
 
@@ -110,8 +115,8 @@ def algorithms(env, env_params: Mapping | None = None, *, include: Sequence[str]
             continue  # a contextual policy runs only on a contextual environment
         pol = policies.get(name, K, env_o.dim)
         if pol.accountant is not None:
-            # who is trusted: no one where the claim is about each user's report, else the server
-            found.append(Algorithm(name, name, "identity", "local" if pol.accountant.scope == "report" else "central"))
+            # who is trusted: the scope of its claim says (each round's claim counts as central, never recommended)
+            found.append(Algorithm(name, name, "identity", TRUST_OF.get(pol.accountant.scope, "central")))
         elif name in PLAIN_LEARNERS + CHANNEL_AWARE:
             for channel in channels:
                 fields = set(privatizers.make(channel)[1]._fields)
@@ -152,7 +157,7 @@ def params_for(alg, policy_params) -> dict:
 
 
 def _not_applicable(alg, env, env_params, env_o, env_p, support, given) -> str | None:
-    pol = policies.get(alg.policy, env_o.num_arms)
+    pol = policies.get(alg.policy, env_o.num_arms, env_o.dim)
     if alg.privatizer == "identity":
         if not _within(support, pol.reward_range):
             return f"it takes rewards in {_range(pol.reward_range)}; this instance's lie in {_range(support)}"

@@ -11,7 +11,7 @@ import numpy as np
 
 from jaxbandit import checks
 from jaxbandit import spec as specs
-from jaxbandit.simulation import MAX_SEED
+from jaxbandit.simulation import MAX_SEED, simulate
 from jaxbandit.frontiers.algorithm import audit_row, run_algorithm
 from jaxbandit.frontiers.catalogue import TRUST_MODELS, algorithms, instance_of, params_for
 from jaxbandit.frontiers.result import FORMAT, VERSION, Frontier, write_json
@@ -68,8 +68,13 @@ def frontier(env, budgets: Sequence[float], *, horizon: int, env_params: Mapping
             raise ValueError(f"policy_options maps algorithm or policy names to {{option: value}}; {k!r} maps to {v!r}")
     found, skipped = algorithms(env, env_params, include=include, exclude=exclude, policy_params=policy_params)
     env_o, env_p, _ = instance_of(env, env_params)
-    means = np.asarray(env_o.means(env_p), np.float64)
     tuning_seed, eval_seed = (int(s) % (MAX_SEED + 1) for s in np.random.SeedSequence(seed).generate_state(2))
+    if env_o.context is None:
+        means = np.asarray(env_o.means(env_p), np.float64)
+        uniform_regret = float(horizon * np.mean(means.max() - means))
+    else:  # the expected rewards change with the context (or the instance): uniform play simulated
+        uniform_regret = float(simulate(env, "uniform", env_params=env_params, horizon=horizon, runs=runs,
+                                        seed=eval_seed, progress=False).mean()[-1])
     config = {"env": env if isinstance(env, str) else env_o.name, "env_params": specs.jsonable(dict(env_params or {})),
               "env_label": f"{env if isinstance(env, str) else env_o.name} with {env_o.num_arms} arms",
               "levels": levels, "delta": float(delta), "notion": notion, "horizon": horizon, "runs": runs,
@@ -78,7 +83,7 @@ def frontier(env, budgets: Sequence[float], *, horizon: int, env_params: Mapping
               "exclude": list(exclude) if exclude else None, "audit": bool(audit),
               "policy_params": specs.jsonable(policy_params or {}),
               "policy_options": specs.jsonable(options), "algorithms": [a.name for a in found],
-              "uniform_regret": float(horizon * np.mean(means.max() - means))}
+              "uniform_regret": uniform_regret}
     state = _resume(out, config)
     rows, curves, seconds = state["rows"], state["curves"], state["seconds"]
     before = seconds.pop("total", 0.0)  # the wall time of the calls this one resumes

@@ -17,7 +17,8 @@ class Frontier:
     """The outcome of `frontier`.
 
     Attributes:
-      rows: one dict per (algorithm, level), the JSON rows: ``algorithm``, ``family`` (central/local),
+      rows: one dict per (algorithm, level), the JSON rows: ``algorithm``, ``family`` (its trust model: central,
+        joint, shuffle or local),
         ``notion``, ``scope`` and ``claim`` (the claim as the algorithm states it), ``epsilon`` and ``delta``
         (the claim's numbers; a μ-GDP claim's ε at the user's δ, with ``mu``), ``level`` (the budget's ε),
         ``meets`` (whether the claim meets the level under the family's notion: whole-run (ε, δ)-DP or ε-LDP),
@@ -87,7 +88,7 @@ class Frontier:
         ``!`` a warning (listed below)."""
         lines = [f"Privacy-regret frontier: {self.config['env_label']}, T = {self.config['horizon']}, "
                  f"{self.config['runs']} evaluation runs; recommendation under {TRUST_MODELS[self.config['notion']]}"
-                 + (f", delta = {self.config['delta']:g}" if self.config["notion"] == "central" else "")]
+                 + (f", delta = {self.config['delta']:g}" if self.config["notion"] != "local" else "")]
         for level in self.config["levels"]:
             rows = sorted((r for r in self.rows if r["level"] == level), key=lambda r: r["regret_mean"])
             best = {r["family"]: r for r in rows if r["best_of_family"]}

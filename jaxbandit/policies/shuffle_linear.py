@@ -52,10 +52,14 @@ from jaxbandit.registry import POLICIES, Golden
 from jaxbandit.types import Policy
 
 __all__ = ["AmpParams", "VecParams", "BatchState", "linucb_sdp_amp", "linucb_sdp_vec", "WIDTHS", "amp_sigma",
-           "vec_precision", "vec_trials", "vec_sigma", "BIT_PROBABILITY"]
+           "vec_precision", "vec_trials", "vec_sigma", "vec_resolved", "vec_profile", "BIT_PROBABILITY",
+           "VEC_MIN_EPSILON"]
 
 #: p of the vector-sum protocol's noise messages (Cheu et al.; Chowdhury & Zhou's code).
 BIT_PROBABILITY = 0.25
+#: The smallest ε SDP-Vec's calibration sets b for: b grows as 1/ε², and below this a batch's 10⁷ noise messages per
+#: coordinate make its accounting slow; a budget that needs more is refused.
+VEC_MIN_EPSILON = 0.01
 
 
 class AmpParams(NamedTuple):
@@ -243,19 +247,19 @@ def linucb_sdp_amp(num_arms: int, dim: int, *, width: str = "theory") -> Policy:
                   accountant=accountant, options={"width": width}, bind_horizon=_bind_alpha, contextual=True)
 
 
-def _bind_vec(dim: int):
-    def bind(params, horizon):
-        params = _bind_alpha(params, horizon)
-        if params.precision is None:
-            params = params._replace(precision=vec_precision(params.batch, dim).astype(params.batch.dtype))
-        if params.trials is None:
-            params = params._replace(trials=vec_trials(params, dim).astype(params.batch.dtype))
-        return params
-    return bind
+def vec_resolved(params, dim: int):
+    """``params`` with g and b filled where ``None`` (`vec_precision`, `vec_trials`: b follows ε, traceable), as the
+    step, the widths and the accountant use them."""
+    if params.precision is None:
+        params = params._replace(precision=vec_precision(params.batch, dim).astype(params.batch.dtype))
+    if params.trials is None:
+        params = params._replace(trials=vec_trials(params, dim).astype(params.batch.dtype))
+    return params
 
 
 def vec_profile(params, dim: int) -> shuffle.BinomialSum:
-    """The claim of one batch of SDP-Vec for bound parameters (`accounting.shuffle.BinomialSum`): N = B b trials,
+    """The claim of one batch of SDP-Vec for resolved parameters (`vec_resolved`; `accounting.shuffle.BinomialSum`):
+    N = B b trials,
     shifts of ℓ2 norm ≤ (g/L_c) Δ + 2√m over m = d(d + 1)/2 + d coordinates, each ≤ min(⌊that⌋, ⌈2g⌉)."""
     p = _host(params)
     m = dim * (dim + 1) // 2 + dim
@@ -274,9 +278,9 @@ def linucb_sdp_vec(num_arms: int, dim: int, *, width: str = "theory") -> Policy:
     checks.known_name("linucb-sdp-vec width", width, WIDTHS)
     d = checks.positive_int("dim", dim)
     K = checks.positive_int("num_arms", num_arms)
-    bind = _bind_vec(d)
 
     def message(key, x, y, params, uniforms):
+        params = vec_resolved(params, d)
         return gram.vector_sum_encode(key, x, y, params.precision, params.feature_bound, params.reward_bound, uniforms)
 
     def draw(key, steps, params):
@@ -288,10 +292,11 @@ def linucb_sdp_vec(num_arms: int, dim: int, *, width: str = "theory") -> Policy:
     def batch_noise(key, params):
         """The batch's Bin(B b, p) noise messages per coordinate, drawn at once (the sum of its users' Bin(b, p):
         the analyzer's view has that law)."""
+        params = vec_resolved(params, d)
         return gram.vector_sum_noise(key, d, params.batch * params.trials, BIT_PROBABILITY, params.precision,
                                      params.feature_bound, params.reward_bound)
 
-    init, select, update = _batch_server(K, d, width, vec_sigma, message, batch_noise)
+    init, select, update = _batch_server(K, d, width, lambda p: vec_sigma(vec_resolved(p, d)), message, batch_noise)
 
     def validate(params, horizon=None):
         _check_batch(params)
@@ -302,15 +307,15 @@ def linucb_sdp_vec(num_arms: int, dim: int, *, width: str = "theory") -> Policy:
             checks.integral("trials", params.trials)
 
     def level(params, horizon, num_arms):
-        return {"profile": vec_profile(bind(params, horizon), d)}
+        return {"profile": vec_profile(vec_resolved(_bind_alpha(params, horizon), d), d)}
 
     accountant = Accountant("approx-dp", "shuffle", level, "one user of a shuffled batch replaced",
                             "Chowdhury & Zhou 2022 (SDP-Vec, Cheu, Joseph, Mao & Peng 2022's vector sum): the exact "
                             "moments of the shifted binomial per coordinate, by a Chernoff bound (Canonne, Kamath & "
-                            "Steinke 2020, Prop. 12)", calibrated="epsilon", calibrated_range=(0.0, math.inf))
+                            "Steinke 2020, Prop. 12)", calibrated="epsilon", calibrated_range=(VEC_MIN_EPSILON, math.inf))
     return Policy("linucb-sdp-vec", K, init, draw, select,
                   update, validate, _defaults(VecParams, None, None), accountant=accountant,
-                  options={"width": width}, bind_horizon=bind, contextual=True)
+                  options={"width": width}, bind_horizon=_bind_alpha, contextual=True)
 
 
 # The registrations (`jaxbandit.registry`): claims, audits, golden cases (batches of 4 on the private linear
