@@ -181,18 +181,40 @@ def _ridge_stream(d=5, steps=3000, ridge=1.0, seed=0):
     return X, r
 
 
-def test_sherman_morrison_statistics_match_a_fresh_inverse():
+def test_ridge_statistics_are_the_sums_and_their_width_the_theorems():
     d, steps, ridge = 5, 3000, 0.5
     X, r = _ridge_stream(d, steps)
-    pol, params = policies.make("linucb", 1, dim=d, ridge=ridge)
+    pol, params = policies.make("linucb", 1, dim=d, ridge=ridge, delta=0.05)
     update = jax.jit(lambda s, x, y: with_context(pol).update(None, s, jnp.int32(0), y, params, x[None]))
     state = pol.init(params)
     for x, y in zip(X.astype(np.float32), r.astype(np.float32)):
         state = update(state, x, y)
     V = ridge * np.eye(d) + X.T @ X
-    np.testing.assert_allclose(state.gram_inv, np.linalg.inv(V), rtol=2e-3, atol=2e-6)
+    np.testing.assert_allclose(state.gram, V, rtol=1e-5, atol=1e-3)  # float32 sums of 3000 rounds
     np.testing.assert_allclose(state.xr, X.T @ r, rtol=1e-4)
-    np.testing.assert_allclose(state.logdet, np.linalg.slogdet(V)[1] - d * np.log(ridge), rtol=1e-4)
+    logdet = np.linalg.slogdet(V)[1] - d * np.log(ridge)
+    np.testing.assert_allclose(oful_width(state, params), 0.5 * np.sqrt(2 * np.log(20) + logdet) + np.sqrt(ridge),
+                               rtol=1e-4)
+
+
+@pytest.mark.slow  # two runs of 3·10⁵ rounds (about 30 s)
+def test_linucb_keeps_float64s_regret_over_long_runs():
+    """A fresh Cholesky factor of the exactly summed V_t each round: float32 LinUCB over 3·10⁵ rounds of Chowdhury &
+    Zhou's instance (their λ = 10⁻⁴) stays where float64 is (rank-one updates of V⁻¹ drifted: 2–10× in some runs)."""
+    import subprocess
+    import sys
+    code = ("import sys, math, numpy as np, jax\n"
+            "jax.config.update('jax_enable_x64', sys.argv[1] == '64')\n"
+            "import jaxbandit as jb\n"
+            "T = 300_000\n"
+            "r = jb.simulate('linear', 'linucb', env_params={'num_arms': 100, 'dim': 5, 'instance': 'chowdhury-zhou'},"
+            " policy_params={'ridge': 1e-4, 'beta': 8.0}, policy_options={'width': 'constant'}, horizon=T, runs=8,"
+            " seed=0, progress=False)\n"
+            "print(repr(np.asarray(r.final()).ravel().tolist()))\n")
+    out = {bits: np.asarray(eval(subprocess.run([sys.executable, "-c", code, bits], capture_output=True, text=True,
+                                                check=True).stdout.strip().splitlines()[-1]))
+           for bits in ("32", "64")}
+    assert np.all(out["32"] < 1.5 * out["64"] + 200), out
 
 
 def test_linucb_index_is_the_oful_index():
@@ -200,8 +222,7 @@ def test_linucb_index_is_the_oful_index():
     rng = np.random.default_rng(1)
     X, r = _ridge_stream(d, 50, seed=1)
     V = np.eye(d) + X.T @ X
-    state = RidgeState(jnp.asarray(np.linalg.inv(V), jnp.float32), jnp.asarray(X.T @ r, jnp.float32),
-                       jnp.asarray(np.linalg.slogdet(V)[1], jnp.float32))
+    state = RidgeState(jnp.asarray(V, jnp.float32), jnp.asarray(X.T @ r, jnp.float32))
     features = rng.normal(size=(K, d))
     pol, params = policies.make("linucb", K, dim=d, delta=0.05, noise_scale=0.5, theta_bound=2.0)
     beta = 0.5 * np.sqrt(2 * np.log(1 / 0.05) + np.linalg.slogdet(V)[1]) + 1.0 * 2.0  # Theorem 2's radius
@@ -213,18 +234,18 @@ def test_linucb_index_is_the_oful_index():
 
 
 def test_lin_ts_samples_the_posterior_it_states():
-    """θ̃ = θ̂ + v L z with L Lᵀ = V⁻¹: over many z, the index of the arms e_i has mean θ̂_i and variance v² V⁻¹_ii
+    """θ̃ = θ̂ + v C⁻ᵀ z with V = C Cᵀ (C⁻ᵀ C⁻¹ = V⁻¹): over many z, the index of the arms e_i has mean θ̂_i and variance v² V⁻¹_ii
     (4000 draws; bounds at about 6 standard errors)."""
     d = 3
     X, r = _ridge_stream(d, 40, seed=2)
     V = np.eye(d) + X.T @ X
     Vinv = np.linalg.inv(V)
-    state = RidgeState(jnp.asarray(Vinv, jnp.float32), jnp.asarray(X.T @ r, jnp.float32), jnp.float32(0))
+    state = RidgeState(jnp.asarray(V, jnp.float32), jnp.asarray(X.T @ r, jnp.float32))
     pol, params = policies.make("lin-ts", d, dim=d, scale=0.7)
     draws = 4000
     z = jax.random.normal(jax.random.key(0), (draws, d))
-    L = np.linalg.cholesky(Vinv)
-    theta_tilde = Vinv @ (X.T @ r) + 0.7 * np.asarray(z) @ L.T
+    C = np.linalg.cholesky(V)  # V = C Cᵀ: C⁻ᵀ z has covariance V⁻¹
+    theta_tilde = Vinv @ (X.T @ r) + 0.7 * np.linalg.solve(C.T, np.asarray(z, np.float64).T).T
     assert np.all(np.abs(theta_tilde.mean(0) - Vinv @ (X.T @ r)) < 6 * 0.7 * np.sqrt(np.diag(Vinv) / draws))
     np.testing.assert_allclose(np.cov(theta_tilde.T), 0.49 * Vinv, atol=6 * 0.49 * np.max(Vinv) * np.sqrt(2 / draws))
     # the policy picks the argmax of x_a·θ̃ for the same z
