@@ -1,16 +1,21 @@
-"""The private linear policies (issue 49) against LinUCB and a NumPy LinUCB loop: K = 100 arms, d = 5 features drawn
-each round uniformly on the unit sphere, Bernoulli rewards of mean 1/(1 + e^−⟨x, θ⟩) (linear_run.py's instance),
-R runs, horizon T, each policy at its defaults with ε = 1; jaxbandit's best of two timed runs after a warm-up (its
-compilation excluded), then bench_linear.numpy_step's LinUCB vectorized over runs for a few steps (its cost per step
-is constant), in agent-steps per second, side by side in one process.
+"""The private linear policies against LinUCB and a NumPy LinUCB loop, K = 100 arms, d = 5, R runs, horizon T, each
+policy at its defaults with ε = 1; jaxbandit's best of two timed runs after a warm-up (its compilation excluded),
+then the NumPy LinUCB loop vectorized over runs for a few steps (its cost per step is constant), in agent-steps per
+second, side by side in one process. Two instances (``--instance``):
 
-    python benchmarks/bench_private_linear.py [--runs 1000 --horizon 2000 --numpy-horizon 200]
+- ``cz`` (default): Chowdhury & Zhou's, a new one per run, features fixed for the run (bench_linear.py's, and its
+  NumPy loop `bench_linear.numpy_linear`);
+- ``sphere``: features drawn each round uniformly on the unit sphere, Bernoulli rewards of mean 1/(1 + e^−⟨x, θ⟩)
+  (linear_run.py's; its NumPy loop draws its own features each round).
+
+    python benchmarks/bench_private_linear.py [--instance cz --runs 1000 --horizon 2000 --numpy-horizon 200]
 """
 from __future__ import annotations
 
 import argparse
 import time
 
+from bench_linear import numpy_linear
 from linear_run import numpy_sphere, theta_of
 
 POLICIES = (("linucb", {}), ("linucb-jdp", {"epsilon": 1.0}), ("linucb-ldp", {"epsilon": 1.0}),
@@ -24,10 +29,14 @@ def main():
     ap.add_argument("--runs", type=int, default=1000)
     ap.add_argument("--horizon", type=int, default=2000)
     ap.add_argument("--numpy-horizon", type=int, default=200)
+    ap.add_argument("--instance", choices=("cz", "sphere"), default="cz")
     args = ap.parse_args()
     import jaxbandit as jb
     K, d, runs, T = args.arms, args.dim, args.runs, args.horizon
-    env, ep = jb.envs.make("linear", num_arms=K, theta=theta_of(d).tolist(), law="sphere", link="logistic")
+    if args.instance == "sphere":
+        env, ep = jb.envs.make("linear", num_arms=K, theta=theta_of(d).tolist(), law="sphere", link="logistic")
+    else:
+        env, ep = jb.envs.make("linear", num_arms=K, dim=d, instance="chowdhury-zhou")
     rates = {}
     for name, params in POLICIES:
         times = []
@@ -40,7 +49,10 @@ def main():
         print(f"{name}: {rates[name]:.3g} agent-steps/s (best of 2: {min(times[1:]):.1f} s; with compile "
               f"{times[0]:.1f} s), final regret {float(res.mean()[-1]):.1f} ± {float(res.se()[-1]):.1f}", flush=True)
     start = time.perf_counter()
-    numpy_sphere("linucb", K, d, runs, args.numpy_horizon)
+    if args.instance == "sphere":
+        numpy_sphere("linucb", K, d, runs, args.numpy_horizon)
+    else:
+        numpy_linear("linucb", K, d, runs, args.numpy_horizon)
     numpy_rate = runs * args.numpy_horizon / (time.perf_counter() - start)
     print(f"NumPy LinUCB: {numpy_rate:.3g} agent-steps/s; against it: "
           + ", ".join(f"{name} {rate / numpy_rate:.2f}x" for name, rate in rates.items()))

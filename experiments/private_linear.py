@@ -249,7 +249,7 @@ def ss_settings(quick: bool):
     return (20_000, 8) if quick else (SS_HORIZON, 35)
 
 
-SS_HORIZON = 1_000_000
+SS_HORIZON = 400_000
 
 
 def ss_env(gap: float) -> dict:

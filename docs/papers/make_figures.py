@@ -44,6 +44,8 @@ FIGURES = [
     ("dp-ftpl-fig7", True, {"fig7.png": "dp-ftpl-fig7.png"}),
     ("heavy-fig1", True, {"fig1_scaled.png": "heavy-fig1-scaled.png", "fig1_literal.png": "heavy-fig1-literal.png"}),
     ("heavy-fig2", True, {"fig2_scaled.png": "heavy-fig2-scaled.png"}),
+    ("cz-table", True, {"cz_table.png": "cz-table.png"}),
+    ("ss-gaps", True, {"ss_gaps.png": "ss-gaps.png"}),
 ]
 
 
