@@ -197,24 +197,24 @@ def test_ridge_statistics_are_the_sums_and_their_width_the_theorems():
                                rtol=1e-4)
 
 
-@pytest.mark.slow  # two runs of 3·10⁵ rounds (about 30 s)
-def test_linucb_keeps_float64s_regret_over_long_runs():
-    """A fresh Cholesky factor of the exactly summed V_t each round: float32 LinUCB over 3·10⁵ rounds of Chowdhury &
-    Zhou's instance (their λ = 10⁻⁴) stays where float64 is (rank-one updates of V⁻¹ drifted: 2–10× in some runs)."""
+@pytest.mark.slow  # two simulations of 8 runs × 10⁶ rounds (about a minute)
+def test_linucb_in_float32_keeps_float64s_regret_over_long_runs():
+    """Over 10⁶ rounds of Chowdhury & Zhou's instance (their λ = 10⁻⁴), float32 LinUCB stays where float64 is: its V_t
+    is Kahan-summed and factored afresh each round. Sherman–Morrison updates of V⁻¹, or a plain float32 sum of V,
+    gave a mean final regret about 6× float64's (19 700 against 3 400 on these runs)."""
     import subprocess
     import sys
     code = ("import sys, math, numpy as np, jax\n"
             "jax.config.update('jax_enable_x64', sys.argv[1] == '64')\n"
             "import jaxbandit as jb\n"
-            "T = 300_000\n"
             "r = jb.simulate('linear', 'linucb', env_params={'num_arms': 100, 'dim': 5, 'instance': 'chowdhury-zhou'},"
-            " policy_params={'ridge': 1e-4, 'beta': 8.0}, policy_options={'width': 'constant'}, horizon=T, runs=8,"
-            " seed=0, progress=False)\n"
+            " policy_params={'ridge': 1e-4, 'beta': 8.1}, policy_options={'width': 'constant'}, horizon=1_000_000,"
+            " runs=8, seed=0, progress=False)\n"
             "print(repr(np.asarray(r.final()).ravel().tolist()))\n")
     out = {bits: np.asarray(eval(subprocess.run([sys.executable, "-c", code, bits], capture_output=True, text=True,
                                                 check=True).stdout.strip().splitlines()[-1]))
            for bits in ("32", "64")}
-    assert np.all(out["32"] < 1.5 * out["64"] + 200), out
+    assert out["32"].mean() < 1.5 * out["64"].mean(), out
 
 
 def test_linucb_index_is_the_oful_index():
@@ -222,7 +222,8 @@ def test_linucb_index_is_the_oful_index():
     rng = np.random.default_rng(1)
     X, r = _ridge_stream(d, 50, seed=1)
     V = np.eye(d) + X.T @ X
-    state = RidgeState(jnp.asarray(V, jnp.float32), jnp.asarray(X.T @ r, jnp.float32))
+    state = RidgeState(jnp.asarray(V, jnp.float32), jnp.asarray(X.T @ r, jnp.float32), jnp.zeros((d, d)),
+                       jnp.zeros(d))
     features = rng.normal(size=(K, d))
     pol, params = policies.make("linucb", K, dim=d, delta=0.05, noise_scale=0.5, theta_bound=2.0)
     beta = 0.5 * np.sqrt(2 * np.log(1 / 0.05) + np.linalg.slogdet(V)[1]) + 1.0 * 2.0  # Theorem 2's radius
@@ -240,7 +241,8 @@ def test_lin_ts_samples_the_posterior_it_states():
     X, r = _ridge_stream(d, 40, seed=2)
     V = np.eye(d) + X.T @ X
     Vinv = np.linalg.inv(V)
-    state = RidgeState(jnp.asarray(V, jnp.float32), jnp.asarray(X.T @ r, jnp.float32))
+    state = RidgeState(jnp.asarray(V, jnp.float32), jnp.asarray(X.T @ r, jnp.float32), jnp.zeros((d, d)),
+                       jnp.zeros(d))
     pol, params = policies.make("lin-ts", d, dim=d, scale=0.7)
     draws = 4000
     z = jax.random.normal(jax.random.key(0), (draws, d))

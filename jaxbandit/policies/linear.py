@@ -2,9 +2,9 @@
 
 Both keep the ridge statistics of the rounds so far, V_t = λI + Σ_s x_s x_sᵀ and b_t = Σ_s r_s x_s, and estimate
 θ̂_t = V_t⁻¹ b_t through a Cholesky factor V_t = L Lᵀ computed afresh each round (`jaxbandit.policies.linalg`,
-elementwise over runs; log det V_t = 2 Σ log L_ii). Rank-one (Sherman–Morrison) updates of V_t⁻¹ in float32 drift:
-over 3·10⁵ rounds of Chowdhury & Zhou's instance they left LinUCB's regret 2–10 times the float64 value in some
-runs, where a fresh factor of the exactly summed V_t does not. Both are contextual policies (`jaxbandit.types.Policy.contextual`): ``select`` and ``update`` take the
+elementwise over runs; log det V_t = 2 Σ log L_ii), V_t and b_t summed with Kahan compensation. In float32, rank-one
+(Sherman–Morrison) updates of V_t⁻¹ drift, and a plain sum of V_t loses its small eigenvalues under the best arm's:
+over 10⁶ rounds of Chowdhury & Zhou's instance either left LinUCB's regret several times the float64 value. Both are contextual policies (`jaxbandit.types.Policy.contextual`): ``select`` and ``update`` take the
 round's features f[K, d] as their last argument, and the factory takes d.
 
 References:
@@ -31,9 +31,11 @@ SCALES = ("constant", "paper")  # linear TS's posterior scale: a constant v, or 
 
 
 class RidgeState(NamedTuple):
-    """The ridge statistics of a linear policy (per run)."""
-    gram: jax.Array  # f[d, d] V_t = λI + Σ x xᵀ
-    xr: jax.Array    # f[d] b_t = Σ r x
+    """The ridge statistics of a linear policy (per run), summed with Kahan compensation."""
+    gram: jax.Array      # f[d, d] V_t = λI + Σ x xᵀ
+    xr: jax.Array        # f[d] b_t = Σ r x
+    gram_err: jax.Array  # f[d, d] the compensation of V's sum (the low-order part it lost)
+    xr_err: jax.Array    # f[d]
 
 
 class LinUCBParams(NamedTuple):
@@ -81,14 +83,25 @@ def ridge_init(dim):
     """``init`` of a linear policy in d dimensions: V_0 = λI, b_0 = 0."""
     def init(params):
         dtype = jnp.zeros(()).dtype
-        return RidgeState(jnp.eye(dim, dtype=dtype) * params.ridge, jnp.zeros(dim, dtype))
+        return RidgeState(jnp.eye(dim, dtype=dtype) * params.ridge, jnp.zeros(dim, dtype),
+                          jnp.zeros((dim, dim), dtype), jnp.zeros(dim, dtype))
     return init
 
 
+def _kahan(total, err, term):
+    """One step of Kahan's compensated sum: (new total, new compensation)."""
+    y = term - err
+    new = total + y
+    return new, (new - total) - y
+
+
 def ridge_update(rng, state, arm, obs, params, features):
-    """Add the round (x = features[arm], r = obs) to V and b."""
+    """Add the round (x = features[arm], r = obs) to V and b, Kahan-compensated: over 10⁶ rounds a plain float32
+    sum of x xᵀ loses V's small eigenvalues under the best arm's large ones."""
     x = pick_row(features, arm)
-    return RidgeState(state.gram + jnp.outer(x, x), state.xr + obs * x)
+    gram, gram_err = _kahan(state.gram, state.gram_err, jnp.outer(x, x))
+    xr, xr_err = _kahan(state.xr, state.xr_err, obs * x)
+    return RidgeState(gram, xr, gram_err, xr_err)
 
 
 def log_det_ratio(chol, params):
