@@ -82,7 +82,8 @@ from jaxbandit.registry import POLICIES, Golden
 from jaxbandit.types import Policy
 
 __all__ = ["WIDTHS", "JDPParams", "JDPState", "linucb_jdp", "JDP_NOISES", "jdp_constants", "host_constants", "tree_size", "wishart_dof",
-           "LDPParams", "LDPState", "linucb_ldp", "ldp_sigma", "ldp_width", "report_width", "chowdhury_zhou_width"]
+           "LDPParams", "LDPState", "linucb_ldp", "ldp_sigma", "ldp_width", "report_width", "chowdhury_zhou_width",
+           "report_factor", "report_select"]
 
 #: A private LinUCB's server: the paper's regularizer and confidence width (``"theory"``), or Chowdhury & Zhou's
 #: code's regularizer 2Γ and constant width (``"chowdhury-zhou"``, `chowdhury_zhou_width`), their experiment's.
@@ -394,6 +395,24 @@ def report_width(sigma, reports, horizon, alpha, dim: int):
     return upsilon, beta
 
 
+def report_factor(gram_sum, reports, sigma, params, dim: int, width: str):
+    """(L, ok, β) of a server on the sums of reports with noise of scale σ: V = Ṽ + 2Υ I and β_t of Zheng et al.
+    (``width="theory"``, `report_width`) or 2Γ and Chowdhury & Zhou's constant width (`chowdhury_zhou_width`)."""
+    if width == "theory":
+        upsilon, beta = report_width(sigma, reports, params.horizon, params.alpha, dim)
+    else:
+        upsilon, beta = chowdhury_zhou_width(sigma, params.horizon, params.horizon, dim, params.feature_bound,
+                                             params.theta_bound, params.noise_scale)
+    chol, ok = _cholesky_or_identity(gram_sum + 2 * upsilon * jnp.eye(dim, dtype=gram_sum.dtype))
+    return chol, ok, beta
+
+
+def report_select(rng, factored, xr, features, num_arms: int):
+    """The arm of a report server (`report_factor`'s (L, ok, β)): θ̂ = V⁻¹ ũ, the UCB index, ties at random."""
+    chol, ok, beta = factored
+    return _ucb_arm(chol, ok, _cho_solve(chol, xr), beta, features, _drawn(rng, 0), num_arms)
+
+
 def chowdhury_zhou_width(sigma, noise_terms, horizon, dim: int, feature_bound, theta_bound, noise_scale):
     """(Γ, β) of Chowdhury & Zhou's code (``sayakrc/Differentially-Private-Bandits``, ``LinBanditPrivate.py``):
     Γ = σ √(noise terms) √d, the scale of the noise's spectral norm at the horizon n, regularizer 2Γ I, and one
@@ -428,18 +447,10 @@ def linucb_ldp(num_arms: int, dim: int, *, width: str = "theory") -> Policy:
         return jax.random.uniform(k_u, (steps,)), gram.report_normals(k_z, steps, d)
 
     def factor(state, params):
-        if width == "theory":
-            upsilon, beta = ldp_width(params, state.reports, d)
-        else:
-            upsilon, beta = chowdhury_zhou_width(ldp_sigma(params), params.horizon, params.horizon, d,
-                                                 params.feature_bound, params.theta_bound, params.noise_scale)
-        chol, ok = _cholesky_or_identity(state.gram + 2 * upsilon * jnp.eye(d, dtype=state.gram.dtype))
-        return chol, ok, beta
+        return report_factor(state.gram, state.reports, ldp_sigma(params), params, d, width)
 
     def select(rng, state, params, features):
-        chol, ok, beta = factor(state, params)
-        theta = _cho_solve(chol, state.xr)
-        return _ucb_arm(chol, ok, theta, beta, features, _drawn(rng, 0), K)
+        return report_select(rng, factor(state, params), state.xr, features, K)
 
     def update(rng, state, arm, obs, params, features):
         _, ok, _ = factor(state, params)  # the V_t select used: count a failure

@@ -45,9 +45,8 @@ from jaxbandit.accounting import shuffle
 from jaxbandit.accounting.accountants import Accountant
 from jaxbandit.mechanisms import gram
 from jaxbandit.policies.linear import pick_row
-from jaxbandit.policies.private_linear import (WIDTHS, _bind_run, _check_common, _cho_solve,
-                                               _cholesky_or_identity, _drawn, _ucb_arm, chowdhury_zhou_width,
-                                               report_width)
+from jaxbandit.policies.private_linear import (WIDTHS, _bind_run, _check_common, _drawn, report_factor,
+                                               report_select)
 from jaxbandit.registry import POLICIES, Golden
 from jaxbandit.types import Policy
 
@@ -162,19 +161,10 @@ def _batch_server(num_arms: int, dim: int, width: str, sigma_of, message, batch_
         return BatchState(zm, zv, zi, zm, zv, zi, zi)
 
     def factor(state, params):
-        sigma = sigma_of(params)
-        if width == "theory":
-            upsilon, beta = report_width(sigma, state.reports, params.horizon, params.alpha, d)
-        else:
-            upsilon, beta = chowdhury_zhou_width(sigma, params.horizon, params.horizon, d, params.feature_bound,
-                                                 params.theta_bound, params.noise_scale)
-        chol, ok = _cholesky_or_identity(state.gram + 2 * upsilon * jnp.eye(d, dtype=state.gram.dtype))
-        return chol, ok, beta
+        return report_factor(state.gram, state.reports, sigma_of(params), params, d, width)
 
     def select(rng, state, params, features):
-        chol, ok, beta = factor(state, params)
-        theta = _cho_solve(chol, state.xr)
-        return _ucb_arm(chol, ok, theta, beta, features, _drawn(rng, 0), K)
+        return report_select(rng, factor(state, params), state.xr, features, K)
 
     def update(rng, state, arm, obs, params, features):
         _, ok, _ = factor(state, params)  # the V_t select used: count a failure
