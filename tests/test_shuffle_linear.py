@@ -155,6 +155,7 @@ def test_the_server_folds_whole_batches_only(name):
     assert int(state.reports) == 6 and int(state.pending) == 1
 
 
+@pytest.mark.slow  # eight simulations of 1500 rounds (about 30 s cold); the golden and contract cases run them by default
 @pytest.mark.parametrize("name", ["linucb-sdp-amp", "linucb-sdp-vec"])
 @pytest.mark.parametrize("width", shuffle_linear.WIDTHS)
 def test_batched_policies_learn_with_little_noise(name, width):
@@ -196,6 +197,7 @@ def test_every_private_linucb_takes_the_chowdhury_zhou_server():
         policies.get("linucb-jdp", 4, dim=2, noise="wishart", width="chowdhury-zhou")
 
 
+@pytest.mark.slow  # four simulations of 1500 rounds
 @pytest.mark.parametrize("name", ["linucb-jdp", "linucb-ldp"])
 def test_chowdhury_zhou_server_learns_with_little_noise(name):
     kw = dict(env="linear", env_params={"num_arms": 20, "dim": 3, "instance": "chowdhury-zhou"}, horizon=1500,
