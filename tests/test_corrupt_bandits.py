@@ -345,6 +345,7 @@ def test_lower_bound_and_upper_bound_constants():
 
 # ------------------------------------------------------------------------------- counter-based DP-UCB baselines
 
+@pytest.mark.slow  # four policies compiled (about 7 s)
 def test_dp_ucb_family_without_noise_is_ucb1():
     ucb, p0 = policies.make("ucb1", 4)
     rng = np.random.default_rng(10)

@@ -109,7 +109,7 @@ def test_shariff_sheffet_gap_arms_follow_their_law():
     env, p = envs.make("linear", num_arms=25, dim=5, law="gap", rewards="signed", instance="unit-theta", gap=0.5)
     p = env.instance(jax.random.PRNGKey(0), p)
     assert np.linalg.norm(p.theta) == pytest.approx(1, rel=1e-6)
-    arms = jax.vmap(lambda k: _gap_arms(k, 25, 5, p.theta, 0.5))(jax.random.split(jax.random.PRNGKey(1), 20_000))
+    arms = jax.vmap(lambda k: _gap_arms(k, 25, 5, p.theta, 0.5))(jax.random.split(jax.random.PRNGKey(1), 6_000))
     proj = np.sort(np.asarray(arms @ p.theta), axis=1)
     np.testing.assert_allclose(np.linalg.norm(arms, axis=-1), 1, atol=1e-5)
     np.testing.assert_allclose(proj[:, -1], 0.75, atol=1e-5)
@@ -117,7 +117,7 @@ def test_shariff_sheffet_gap_arms_follow_their_law():
     edges = np.linspace(-0.75, 0.25, 11)
     counts, _ = np.histogram(proj[:, :-1], edges)
     cdf = edges - edges ** 3 / 3
-    np.testing.assert_allclose(counts / counts.sum(), np.diff(cdf) / (cdf[-1] - cdf[0]), atol=0.003)
+    np.testing.assert_allclose(counts / counts.sum(), np.diff(cdf) / (cdf[-1] - cdf[0]), atol=0.005)
     u = jnp.linspace(0.0005, 0.9995, 1000)
     feats = jnp.asarray(arms[0])
     rewards = jax.vmap(lambda v: env.sample(StepRandom(None, v), jnp.int32(3), p, feats))(u)
@@ -162,6 +162,7 @@ def test_with_context_adapts_context_free_components_without_changing_them():
     assert with_context(lin) is lin
 
 
+@pytest.mark.slow  # two simulations of 40 runs (about 5 s); the golden cases run both policies by default
 def test_linear_learners_beat_uniform_on_a_random_instance_per_run():
     kw = dict(env_params={"num_arms": 20, "dim": 5, "instance": "chowdhury-zhou"}, horizon=1000, runs=40, seed=2,
               progress=False)

@@ -104,6 +104,7 @@ def test_every_release_carries_exactly_m_node_noises(inserted):
         assert abs(z) < 5, (i, j, noise[:, i, j].var(), var)
 
 
+@pytest.mark.slow  # moments of 8000 Wishart draws (about 5 s)
 def test_wishart_padding_brings_the_degrees_of_freedom_to_m_k():
     d, k, count, reps = 2, 20.0, 3, 8_000
     w = np.asarray(jax.vmap(lambda key: gram.padding_noise(key, "wishart", d, 1.0, k, count))(
@@ -126,6 +127,7 @@ def test_gaussian_claim_is_the_composed_gdp_of_the_nodes_and_below_the_papers():
     assert g.epsilon_at(0.1) < 1.0  # the paper's (1, 0.1) holds, with room: its split is loose
 
 
+@pytest.mark.slow  # composed-Wishart bisections on the host (about 5 s)
 def test_wishart_claim_meets_the_papers_epsilon_and_calibration_finds_the_boundary():
     policy, params = policies.make("linucb-jdp", 10, {"noise": "wishart"}, dim=5, epsilon=1.0, delta=0.1)
     T = 20_000
