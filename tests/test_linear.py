@@ -333,6 +333,7 @@ def test_a_contextual_privatizer_receives_the_round_context():
                     runs=2)
 
 
+@pytest.mark.slow  # three batch sizes compiled (about 5 s)
 def test_a_runs_numbers_do_not_depend_on_how_many_runs_share_its_batch():
     """XLA's CPU code computes the last runs of a batch that is not a multiple of its vector width in a scalar
     remainder loop whose rounding differed from the vector loop's in the ridge update (V⁻¹ of runs 96–99 of a

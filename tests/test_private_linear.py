@@ -148,6 +148,7 @@ def _indefinite_state(d):
     return state._replace(tree=tree._replace(n=jnp.ones_like(tree.n), noise=tree.noise + huge))
 
 
+@pytest.mark.slow  # eager selects and updates (about 3 s cold)
 def test_an_indefinite_release_plays_a_random_arm_and_is_counted():
     d, K = 2, 4
     policy, params = policies.make("linucb-jdp", K, dim=d, horizon=100.0, alpha=0.01)

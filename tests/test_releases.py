@@ -107,6 +107,7 @@ def test_counters_of_matrices_are_exact_with_noise_off(release):
                                atol=2e-5)
 
 
+@pytest.mark.slow  # moments of many tree releases (about 3 s)
 def test_gaussian_tree_noise_has_the_stated_variance():
     """Ŝ_n − S_n is a sum of popcount(n) nodes of N(0, σ²), σ = Δ·√D/μ (GaussianRelease.spread)."""
     n, reps, mu, levels, d = 100, 6_000, 0.5, 7, 2

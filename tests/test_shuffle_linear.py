@@ -96,6 +96,7 @@ def test_vector_sum_messages_are_unbiased_on_the_grid():
     np.testing.assert_allclose(mats, np.swapaxes(mats, 1, 2))
 
 
+@pytest.mark.slow  # 20 000 binomial draws (about 3 s cold)
 def test_vector_sum_noise_is_the_centred_decoded_binomial():
     keys = jax.random.split(jax.random.PRNGKey(2), 20_000)
     m, v = jax.vmap(lambda k: gram.vector_sum_noise(k, 2, 400.0, 0.25, 4.0, 1.0, 1.0))(keys)
@@ -135,6 +136,7 @@ def test_claims_state_the_shuffle_scope_and_the_report_bound_at_twenty_users():
     assert gv.scope == "shuffle" and gv.profile.trials == 20 * 1531 and gv.profile.coordinates == 20
 
 
+@pytest.mark.slow  # fourteen eager updates of two policies (about 6 s cold)
 @pytest.mark.parametrize("name", ["linucb-sdp-amp", "linucb-sdp-vec"])
 def test_the_server_folds_whole_batches_only(name):
     pol = with_context(policies.get(name, 3, dim=2))
