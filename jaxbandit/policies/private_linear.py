@@ -85,7 +85,7 @@ __all__ = ["WIDTHS", "JDPParams", "JDPState", "linucb_jdp", "JDP_NOISES", "jdp_c
            "LDPParams", "LDPState", "linucb_ldp", "ldp_sigma", "ldp_width", "report_width", "chowdhury_zhou_width",
            "report_factor", "report_select"]
 
-#: A private LinUCB's server: the paper's regularizer and confidence width (``"theory"``), or Chowdhury & Zhou's
+#: The servers of a private LinUCB, the paper's regularizer and confidence width (``"theory"``), or Chowdhury & Zhou's
 #: code's regularizer 2Γ and constant width (``"chowdhury-zhou"``, `chowdhury_zhou_width`), their experiment's.
 WIDTHS = ("theory", "chowdhury-zhou")
 

@@ -56,8 +56,8 @@ __all__ = ["AmpParams", "VecParams", "BatchState", "linucb_sdp_amp", "linucb_sdp
 
 #: p of the vector-sum protocol's noise messages (Cheu et al.; Chowdhury & Zhou's code).
 BIT_PROBABILITY = 0.25
-#: The smallest ε SDP-Vec's calibration sets b for: b grows as 1/ε², and below this a batch's 10⁷ noise messages per
-#: coordinate make its accounting slow; a budget that needs more is refused.
+#: The smallest ε SDP-Vec's calibration sets b for (b grows as 1/ε², and below this a batch's 10⁷ noise messages per
+#: coordinate make its accounting slow): a budget that needs more is refused.
 VEC_MIN_EPSILON = 0.01
 
 
