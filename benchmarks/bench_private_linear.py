@@ -1,7 +1,9 @@
 """The private linear policies against LinUCB and a NumPy LinUCB loop, K = 100 arms, d = 5, R runs, horizon T, each
 policy at its defaults with ε = 1; jaxbandit's best of two timed runs after a warm-up (its compilation excluded),
-then the NumPy LinUCB loop vectorized over runs for a few steps (its cost per step is constant), in agent-steps per
-second, side by side in one process. Two instances (``--instance``):
+then NumPy loops vectorized over runs for a few steps (their cost per step is constant): LinUCB's, and on the ``cz``
+instance each private policy's own (numpy_private_linear.py), in agent-steps per second, side by side in one
+process. With ``--numpy-horizon`` equal to ``--horizon`` the loops' final regret is printed beside the engine's (the
+same algorithm: the same law, other random streams). Two instances (``--instance``):
 
 - ``cz`` (default): Chowdhury & Zhou's, a new one per run, features fixed for the run (bench_linear.py's, and its
   NumPy loop `bench_linear.numpy_linear`);
@@ -17,6 +19,7 @@ import time
 
 from bench_linear import numpy_linear
 from linear_run import numpy_sphere, theta_of
+from numpy_private_linear import LOOPS
 
 POLICIES = (("linucb", {}), ("linucb-jdp", {"epsilon": 1.0}), ("linucb-ldp", {"epsilon": 1.0}),
             ("linucb-sdp-amp", {"epsilon": 1.0}), ("linucb-sdp-vec", {"epsilon": 1.0}))
@@ -37,7 +40,7 @@ def main():
         env, ep = jb.envs.make("linear", num_arms=K, theta=theta_of(d).tolist(), law="sphere", link="logistic")
     else:
         env, ep = jb.envs.make("linear", num_arms=K, dim=d, instance="chowdhury-zhou")
-    rates = {}
+    rates, regrets = {}, {}
     for name, params in POLICIES:
         times = []
         for rep in range(3):  # the first compiles
@@ -46,16 +49,33 @@ def main():
                               progress=False)
             times.append(time.perf_counter() - start)
         rates[name] = runs * T / min(times[1:])
+        regrets[name] = float(res.mean()[-1])
         print(f"{name}: {rates[name]:.3g} agent-steps/s (best of 2: {min(times[1:]):.1f} s; with compile "
-              f"{times[0]:.1f} s), final regret {float(res.mean()[-1]):.1f} ± {float(res.se()[-1]):.1f}", flush=True)
+              f"{times[0]:.1f} s), final regret {regrets[name]:.1f} ± {float(res.se()[-1]):.1f}", flush=True)
+    steps = args.numpy_horizon
     start = time.perf_counter()
     if args.instance == "sphere":
-        numpy_sphere("linucb", K, d, runs, args.numpy_horizon)
+        numpy_sphere("linucb", K, d, runs, steps)
     else:
-        numpy_linear("linucb", K, d, runs, args.numpy_horizon)
-    numpy_rate = runs * args.numpy_horizon / (time.perf_counter() - start)
+        reg = numpy_linear("linucb", K, d, runs, steps)
+    numpy_rate = runs * steps / (time.perf_counter() - start)
     print(f"NumPy LinUCB: {numpy_rate:.3g} agent-steps/s; against it: "
-          + ", ".join(f"{name} {rate / numpy_rate:.2f}x" for name, rate in rates.items()))
+          + ", ".join(f"{name} {rate / numpy_rate:.2f}x" for name, rate in rates.items()), flush=True)
+    if args.instance != "cz":
+        return
+    own = {"linucb": (numpy_rate, reg)}
+    for name, loop in LOOPS.items():
+        start = time.perf_counter()
+        reg = loop(K, d, runs, steps)
+        own[name] = (runs * steps / (time.perf_counter() - start), reg)
+    print(f"| policy | jaxbandit agent-steps/s | its NumPy loop | speed-up | against NumPy LinUCB |"
+          + (" final regret jaxbandit | NumPy |" if steps == T else ""))
+    print("|---|---|---|---|---|" + ("---|---|" if steps == T else ""))
+    for name, rate in rates.items():
+        np_rate, reg = own[name]
+        print(f"| {name} | {rate:.3g} | {np_rate:.3g} | {rate / np_rate:.2f}x | {rate / numpy_rate:.2f}x |"
+              + (f" {regrets[name]:.1f} | {reg.mean():.1f} ± {reg.std() / len(reg) ** 0.5:.1f} |" if steps == T
+                 else ""))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
     python benchmarks/profile_step.py thompson                 # Beta TS, K = 10 Bernoulli arms, R = 1000, T = 2000
     python benchmarks/profile_step.py dp-ucb --runs 200 --top 30
+    python benchmarks/profile_step.py linucb-jdp --env cz --arms 100   # Chowdhury & Zhou's linear instance, d = 5
 
 Runs `simulate` once to compile, once timed without the profiler and once under `jax.profiler.trace`, then sums
 each kernel's time on the XLA:CPU worker threads per simulated step. Kernels are grouped by name without XLA's
@@ -58,7 +59,10 @@ def kernel_times(trace_dir):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("policy")
-    ap.add_argument("--arms", type=int, default=10, help="K Bernoulli arms, means evenly spaced on [0.1, 0.9]")
+    ap.add_argument("--arms", type=int, default=10, help="K arms (Bernoulli: means evenly spaced on [0.1, 0.9])")
+    ap.add_argument("--env", choices=("bernoulli", "cz"), default="bernoulli",
+                    help="Bernoulli arms, or Chowdhury & Zhou's linear instance (a new one per run)")
+    ap.add_argument("--dim", type=int, default=5, help="d of the linear instance")
     ap.add_argument("--runs", type=int, default=1000)
     ap.add_argument("--horizon", type=int, default=2000)
     ap.add_argument("--top", type=int, default=25, help="kernels to list")
@@ -68,18 +72,20 @@ def main():
             ap.error(f"--{name} must be >= 1, got {getattr(args, name)}")
     if jax.default_backend() != "cpu":
         ap.error(f"the trace is read from XLA:CPU's worker threads; this backend is {jax.default_backend()}")
-    means = list(np.round(np.linspace(0.1, 0.9, args.arms), 4))
-    kw = dict(env_params={"means": means}, horizon=args.horizon, runs=args.runs, progress=False,
-              chunk_steps=args.horizon)
-    jb.simulate("bernoulli", args.policy, seed=0, **kw)  # compile
-    plain = jb.simulate("bernoulli", args.policy, seed=1, **kw).seconds
+    if args.env == "cz":
+        env, env_params = "linear", {"num_arms": args.arms, "dim": args.dim, "instance": "chowdhury-zhou"}
+    else:
+        env, env_params = "bernoulli", {"means": list(np.round(np.linspace(0.1, 0.9, args.arms), 4))}
+    kw = dict(env_params=env_params, horizon=args.horizon, runs=args.runs, progress=False, chunk_steps=args.horizon)
+    jb.simulate(env, args.policy, seed=0, **kw)  # compile
+    plain = jb.simulate(env, args.policy, seed=1, **kw).seconds
     with tempfile.TemporaryDirectory() as trace_dir:
         with jax.profiler.trace(trace_dir):
-            traced = jb.simulate("bernoulli", args.policy, seed=1, **kw).seconds
+            traced = jb.simulate(env, args.policy, seed=1, **kw).seconds
         kernels = kernel_times(trace_dir)
     steps = args.horizon
     busy = sum(ns for ns, _ in kernels.values()) / 1e3 / steps
-    print(f"{args.policy}: K = {args.arms}, R = {args.runs}, T = {steps}; jax {jax.__version__}, "
+    print(f"{args.policy}: {args.env}, K = {args.arms}, R = {args.runs}, T = {steps}; jax {jax.__version__}, "
           f"{len(jax.devices())} device(s), {os.cpu_count()} cores")
     print(f"wall time per step: {plain / steps * 1e6:.1f} us ({traced / steps * 1e6:.1f} us under the profiler); "
           f"kernel time per step, all threads: {busy:.1f} us")

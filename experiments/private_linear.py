@@ -78,7 +78,7 @@ def code_epsilon(name: str, epsilon: float, horizon: int, delta: float = DELTA, 
     raise ValueError(f"no code noise for {name!r}")
 
 
-def cz_params(label: str, name: str, block: str, epsilon: float, horizon: int) -> tuple[dict, dict]:
+def cz_params(name: str, block: str, epsilon: float, horizon: int) -> tuple[dict, dict]:
     """(policy_params, policy_options) of one algorithm in one block."""
     if name == "linucb":
         if block == "theory":
@@ -106,7 +106,7 @@ def cz_configs(quick: bool, blocks=tuple(BLOCKS), epsilons=None, horizon=None, r
             for eps in (epsilons or (EPSILON,)):
                 if name == "linucb" and epsilons and eps != epsilons[0]:
                     continue  # not private: one run serves every ε
-                params, options = cz_params(label, name, block, eps, T)
+                params, options = cz_params(name, block, eps, T)
                 tag = f"{block}: {label}" + (f" eps={eps:g}" if label_eps and name != "linucb" else "")
                 out.append(Config(tag, dict(env="linear", env_params=CZ_ENV, policy=name, policy_params=params,
                                             policy_options=options, grid=None, horizon=T, runs=n, seed=0)))

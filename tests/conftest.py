@@ -45,3 +45,17 @@ def pytest_collection_modifyitems(config, items):
                 has_gpu = jax.default_backend() == "gpu"
             if not (runslow and has_gpu):
                 item.add_marker(pytest.mark.skip(reason="needs --runslow and a GPU"))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _release_compiled_programs():
+    """Drop the module's compiled programs when it ends. Every XLA:CPU executable keeps memory mappings for its
+    code; a worker that kept all of the slow tier's (thousands) reached Linux's vm.max_map_count (65 530 maps, 6 GB
+    resident) and crashed with a segmentation fault inside XLA's compiler (CI, the run of stop 54). The persistent
+    compilation cache still serves a later module that compiles the same program."""
+    yield
+    import gc
+    import sys
+    if "jax" in sys.modules:
+        sys.modules["jax"].clear_caches()
+    gc.collect()

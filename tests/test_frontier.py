@@ -92,7 +92,7 @@ def test_calibrated_points_meet_their_level_on_its_boundary(name):
         point = fr_algorithm._calibrated_point(alg, spec, base, level, 0.01, {})
         component = getattr(spec, alg.private)
         claim = component.accountant.guarantee(getattr(point, alg.private), 2000, 2)
-        budget = fr_algorithm._budget(alg, level, 0.01)
+        budget = fr_algorithm._budget(alg, component.accountant, level, 0.01)
         assert claim.meets(budget), (name, level, claim)
         tighter = Budget(epsilon=level * 0.99, delta=budget.delta)
         value = float(getattr(getattr(point, alg.private), component.accountant.calibrated))

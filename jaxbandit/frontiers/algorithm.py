@@ -21,13 +21,10 @@ from jaxbandit.types import with_fields
 QUANTILES = (0.1, 0.5, 0.9)  # the regret quantiles a row reports
 
 
-def _budget(alg, level, delta) -> Budget:
-    """The level as a budget: ε-LDP for a local algorithm whose claim is pure (a channel), (ε, δ) at the user's δ
-    for every other (a Gaussian report's local claim included)."""
-    if alg.trust == "local" and alg.private == "privatizer":
-        return Budget(epsilon=level)
-    if alg.trust == "local" and policies.get(alg.policy, 2, 2 if policies.is_contextual(alg.policy) else None
-                                             ).accountant.notion in ("ldp", "pure-dp"):
+def _budget(alg, accountant, level, delta) -> Budget:
+    """The level as a budget: ε-LDP for a local algorithm whose claim is pure (a channel, or ``accountant``'s notion
+    ``"ldp"``/``"pure-dp"``), (ε, δ) at the user's δ for every other (a Gaussian report's local claim included)."""
+    if alg.trust == "local" and (alg.private == "privatizer" or accountant.notion in ("ldp", "pure-dp")):
         return Budget(epsilon=level)
     return Budget(epsilon=level, delta=delta)
 
@@ -67,10 +64,10 @@ def _calibrated_point(alg, spec, point, level, delta, given, why=None):
         if name is None or name not in params._fields or name in given:  # the level is fixed by the rest
             bound = bind_point(spec, point)
             claim = accountant.guarantee(getattr(bound, alg.private), T, K)
-            return bound if claim.meets(_budget(alg, level, delta)) else fail(
+            return bound if claim.meets(_budget(alg, accountant, level, delta)) else fail(
                 f"its claim at its parameters ({claim.describe()}) does not meet it")
         bound_params = getattr(bind_point(spec, point), alg.private)
-        calibrated = accountant.calibrate(bound_params, T, K, _budget(alg, level, delta))
+        calibrated = accountant.calibrate(bound_params, T, K, _budget(alg, accountant, level, delta))
         values = {f: getattr(calibrated, f) for f in calibrated._fields if getattr(calibrated, f) is not None}
         point = point._replace(**{alg.private: params._replace(**values)})
         if alg.private == "privatizer":  # a channel-aware learner takes the channel's own parameters
@@ -154,7 +151,7 @@ def run_algorithm(alg, env, env_params, levels, delta, horizon, runs, tuning_run
     for i, level in enumerate(met):
         point = chosen[level]
         claim = accountant.guarantee(getattr(point, alg.private), horizon, K, component=alg.name)
-        budget = _budget(alg, level, delta)
+        budget = _budget(alg, accountant, level, delta)
         # a claim with no ε of its own (μ-GDP, zCDP, RDP) is shown through its profile at the user's δ
         eps, dlt = ((claim.epsilon_at(delta), delta) if claim.epsilon is None else (claim.epsilon, claim.delta))
         x = final[i]

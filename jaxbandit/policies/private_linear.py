@@ -83,7 +83,7 @@ from jaxbandit.types import Policy
 
 __all__ = ["WIDTHS", "JDPParams", "JDPState", "linucb_jdp", "JDP_NOISES", "jdp_constants", "host_constants", "tree_size", "wishart_dof",
            "LDPParams", "LDPState", "linucb_ldp", "ldp_sigma", "ldp_width", "report_width", "chowdhury_zhou_width",
-           "report_factor", "report_select"]
+           "report_factor", "report_select", "bind_run", "check_common", "drawn_part"]
 
 #: The servers of a private LinUCB, the paper's regularizer and confidence width (``"theory"``), or Chowdhury & Zhou's
 #: code's regularizer 2Γ and constant width (``"chowdhury-zhou"``, `chowdhury_zhou_width`), their experiment's.
@@ -165,7 +165,7 @@ def jdp_constants(params, dim: int, noise: str):
                 margin=root - spread)
 
 
-def _bind_run(alpha_times_horizon: float):
+def bind_run(alpha_times_horizon: float):
     """``bind_horizon`` of a private LinUCB: T = the run's where left ``None``, α = ``alpha_times_horizon``/T
     (traceable) where left ``None``."""
     def bind(params, horizon):
@@ -178,7 +178,7 @@ def _bind_run(alpha_times_horizon: float):
     return bind
 
 
-_bind = _bind_run(0.5)  # JDP-LinUCB: α = 1/(2T), as S&S's code
+_bind = bind_run(0.5)  # JDP-LinUCB: α = 1/(2T), as S&S's code
 
 
 def host_constants(params, dim: int, noise: str) -> dict:
@@ -205,7 +205,7 @@ def _jdp_level(dim: int, noise: str):
 _cholesky_or_identity = linalg.cholesky_or_identity
 
 
-def _drawn(rng, part):
+def drawn_part(rng, part):
     """Part ``part`` of a step's block draw, (the tie-breaking uniform, the noise's variates): ``None`` where the
     step has none (an audit's own key), the uniform alone where only it is given."""
     if not isinstance(rng.drawn, tuple):
@@ -226,7 +226,7 @@ def _ucb_arm(chol, ok, theta, beta, features, u, num_arms):
     return jnp.where(ok, argmax_random_tie(score, u), random_arm)
 
 
-def _check_common(params):
+def check_common(params):
     """The checks every private LinUCB's parameters share (privacy level, failure probability, horizon, bounds)."""
     checks.in_range("epsilon", params.epsilon, 0.0, math.inf, low_open=True, high_open=True)
     checks.in_range("delta", params.delta, 0.0, 1.0, low_open=True, high_open=True)
@@ -275,10 +275,10 @@ def linucb_jdp(num_arms: int, dim: int, *, noise: str = "gaussian", width: str =
     def factor(rng, state, params, c):
         """This round's V_t as a Cholesky factor, whether it is positive definite, and the release."""
         count = c["m"] - gram.live_nodes(state.tree).astype(c["m"].dtype)
-        if _drawn(rng, 1) is None:
+        if drawn_part(rng, 1) is None:
             pad = gram.padding_noise(jax.random.fold_in(rng.key, 0), node_law, d, c["scale"], c["dof"], count)
         else:  # the block's normals: the same law (`gram.padding_noise`)
-            pad = jnp.sqrt(count).astype(c["scale"].dtype) * gram.gaussian_node(_drawn(rng, 1)[0], d, c["scale"])
+            pad = jnp.sqrt(count).astype(c["scale"].dtype) * gram.gaussian_node(drawn_part(rng, 1)[0], d, c["scale"])
         released = gram.tree_release(state.tree, pad)
         chol, ok = _cholesky_or_identity(released[:d, :d] + c["shift"] * jnp.eye(d, dtype=released.dtype))
         return chol, ok, released
@@ -294,20 +294,20 @@ def linucb_jdp(num_arms: int, dim: int, *, noise: str = "gaussian", width: str =
             beta = (params.noise_scale * jnp.sqrt(jnp.maximum(
                 2 * jnp.log(2 / params.alpha) + logdet - d * jnp.log(c["rho_min"]), 0))
                 + params.theta_bound * jnp.sqrt(c["rho_max"]) + c["gamma"])
-        return _ucb_arm(chol, ok, theta, beta, features, _drawn(rng, 0), K)
+        return _ucb_arm(chol, ok, theta, beta, features, drawn_part(rng, 0), K)
 
     def update(rng, state, arm, obs, params, features):
         c = constants(params)
         _, ok, _ = factor(rng, state, params, c)  # the release select used (the same key): count a failure
         v = gram.clip_row(pick_row(features, arm), obs, params.feature_bound, params.reward_bound)
-        if _drawn(rng, 1) is None:
+        if drawn_part(rng, 1) is None:
             node = gram.node_noise(jax.random.fold_in(rng.key, 1), node_law, d, c["scale"], c["dof"], v.dtype)
         else:
-            node = gram.gaussian_node(_drawn(rng, 1)[1], d, c["scale"])
+            node = gram.gaussian_node(drawn_part(rng, 1)[1], d, c["scale"])
         return JDPState(gram.tree_insert(state.tree, v, node), state.indefinite + (~ok).astype(jnp.int32))
 
     def validate(params, horizon=None):
-        _check_common(params)
+        check_common(params)
         checks.in_range("noise_scale", params.noise_scale, 0.0, math.inf, high_open=True)
         checks.in_range("theta_bound", params.theta_bound, 0.0, math.inf, high_open=True)
         if horizon is not None and params.horizon is not None and params.alpha is not None:
@@ -410,7 +410,7 @@ def report_factor(gram_sum, reports, sigma, params, dim: int, width: str):
 def report_select(rng, factored, xr, features, num_arms: int):
     """The arm of a report server (`report_factor`'s (L, ok, β)): θ̂ = V⁻¹ ũ, the UCB index, ties at random."""
     chol, ok, beta = factored
-    return _ucb_arm(chol, ok, _cho_solve(chol, xr), beta, features, _drawn(rng, 0), num_arms)
+    return _ucb_arm(chol, ok, _cho_solve(chol, xr), beta, features, drawn_part(rng, 0), num_arms)
 
 
 def chowdhury_zhou_width(sigma, noise_terms, horizon, dim: int, feature_bound, theta_bound, noise_scale):
@@ -424,7 +424,7 @@ def chowdhury_zhou_width(sigma, noise_terms, horizon, dim: int, feature_bound, t
     return gamma, beta
 
 
-_bind_ldp = _bind_run(1.0)  # LDP-LinUCB: α = 1/T, as Zheng et al.'s code
+_bind_ldp = bind_run(1.0)  # LDP-LinUCB: α = 1/T, as Zheng et al.'s code
 
 
 def linucb_ldp(num_arms: int, dim: int, *, width: str = "theory") -> Policy:
@@ -455,12 +455,12 @@ def linucb_ldp(num_arms: int, dim: int, *, width: str = "theory") -> Policy:
     def update(rng, state, arm, obs, params, features):
         _, ok, _ = factor(state, params)  # the V_t select used: count a failure
         m, v = gram.local_report(rng.key, pick_row(features, arm), obs, ldp_sigma(params), params.feature_bound,
-                                 params.reward_bound, _drawn(rng, 1))
+                                 params.reward_bound, drawn_part(rng, 1))
         return LDPState(state.gram + m, state.xr + v, state.reports + 1,
                         state.indefinite + (~ok).astype(jnp.int32))
 
     def validate(params, horizon=None):
-        _check_common(params)
+        check_common(params)
         checks.in_range("noise_scale", params.noise_scale, 0.0, math.inf, high_open=True)
         checks.in_range("theta_bound", params.theta_bound, 0.0, math.inf, high_open=True)
 

@@ -45,7 +45,7 @@ from jaxbandit.accounting import shuffle
 from jaxbandit.accounting.accountants import Accountant
 from jaxbandit.mechanisms import gram
 from jaxbandit.policies.linear import pick_row
-from jaxbandit.policies.private_linear import (WIDTHS, _bind_run, _check_common, _drawn, report_factor,
+from jaxbandit.policies.private_linear import (WIDTHS, bind_run, check_common, drawn_part, report_factor,
                                                report_select)
 from jaxbandit.registry import POLICIES, Golden
 from jaxbandit.types import Policy
@@ -168,7 +168,7 @@ def _batch_server(num_arms: int, dim: int, width: str, sigma_of, message, batch_
 
     def update(rng, state, arm, obs, params, features):
         _, ok, _ = factor(state, params)  # the V_t select used: count a failure
-        m, v = message(jax.random.fold_in(rng.key, 0), pick_row(features, arm), obs, params, _drawn(rng, 1))
+        m, v = message(jax.random.fold_in(rng.key, 0), pick_row(features, arm), obs, params, drawn_part(rng, 1))
         pending_gram, pending_xr = state.pending_gram + m, state.pending_xr + v
         full = (state.pending + 1).astype(params.batch.dtype) >= params.batch
         if batch_noise is not None:
@@ -186,7 +186,7 @@ def _batch_server(num_arms: int, dim: int, width: str, sigma_of, message, batch_
 
 
 def _check_batch(params):
-    _check_common(params)
+    check_common(params)
     checks.in_range("batch", params.batch, 1.0, 2.0 ** 31 - 1)
     checks.integral("batch", params.batch)
     checks.in_range("noise_scale", params.noise_scale, 0.0, math.inf, high_open=True)
@@ -197,7 +197,7 @@ def _host(params):
     return jax.tree.map(lambda v: np.float64(v), params)
 
 
-_bind_alpha = _bind_run(1.0)  # α = 1/T, as Zheng et al.'s server
+_bind_alpha = bind_run(1.0)  # α = 1/T, as Zheng et al.'s server
 
 
 def _defaults(cls, *extra):
