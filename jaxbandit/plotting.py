@@ -357,8 +357,14 @@ def frontier_figure(front, title=None):
     the lower bound of each panel's notion (`_frontier_lower_bound`; off inside ``bounds_shown(False)``)."""
     families = [f for f in ("central", "joint", "shuffle", "local") if any(r["family"] == f for r in front.rows)]
     most = max([len({r["algorithm"] for r in front.rows if r["family"] == f}) for f in families] or [1])
-    fig, axes = plt.subplots(1, max(len(families), 1), figsize=(6.4 * max(len(families), 1), 4.6 + 0.16 * most),
+    panels = max(len(families), 1)
+    cols = panels if panels <= 2 else 2  # three or four trust models: two rows of two, not one wide row
+    rows_of_panels = -(-panels // cols)
+    fig, grid = plt.subplots(rows_of_panels, cols, figsize=(6.4 * cols, (4.6 + 0.16 * most) * rows_of_panels),
                              squeeze=False, sharey=True)
+    for ax in grid.ravel()[panels:]:
+        fig.delaxes(ax)  # an odd number of panels leaves one cell empty
+    axes = [list(grid.ravel()[:panels])]
     c = front.config
     notion_text = {"central": (f"central: (ε, δ)-DP over the whole run, δ = {c['delta']:g}" if c["delta"] > 0 else
                                "central: pure ε-DP over the whole run (δ = 0)"),
@@ -406,7 +412,8 @@ def frontier_figure(front, title=None):
         ax.set_title(notion_text[family], fontsize=10)
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)  # below: never over a point
-    axes[0][0].set_ylabel("pseudo-regret at T (mean ± 2 SE)")
+    for row in grid:
+        row[0].set_ylabel("pseudo-regret at T (mean ± 2 SE)")
     fig.suptitle(title or (f"Privacy–regret frontier: {c['env_label']}, T = {c['horizon']:g}, {c['runs']} runs per "
                            f"point, tuned on {c['tuning_runs']} other runs"), fontsize=11)
     fig.tight_layout()

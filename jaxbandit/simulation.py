@@ -233,10 +233,14 @@ def checkpoint_path(fingerprint: str) -> str:
     return os.path.join(compilation_cache.root(), "checkpoints", f"{fingerprint}.npz")
 
 
+MEMORY_NOTE = 2 ** 30  # bytes: a batch estimated to need this much says so before it is compiled
+
+
 def check_memory(env, policy, privatizer, params: SimParams, num: int, n_records: int, slots: int,
                  available: int | None = None) -> int:
     """Refuse, before anything is allocated or compiled, a batch of ``num`` runs whose estimated memory exceeds what
-    is available; returns the estimate in bytes.
+    is available; returns the estimate in bytes. An estimate of `MEMORY_NOTE` or more that fits is stated on stderr
+    (per run and in all, against what is available), before the compilation.
 
     The estimate is per run, from the shapes of one run's state, records, parameters and one block's randomness
     (`jax.eval_shape`, nothing computed), times the number of runs: the state counted three times (the running
@@ -262,6 +266,10 @@ def check_memory(env, policy, privatizer, params: SimParams, num: int, n_records
             f"{n_records} record times, randomness of a block of {BLOCK} steps) but {_gib(available)} is available "
             f"on {jax.local_devices()[0].platform}; at most {fits:,} runs fit: use fewer runs or grid points (several "
             f"sweeps), or record fewer times")
+    if estimate >= MEMORY_NOTE and jax.process_index() == 0:
+        print(f"memory: about {_gib(estimate)} for {num:,} runs ({_gib(per_run * 1.0)} per run: state, {n_records} "
+              f"record times, a block's randomness)" + (f" of {_gib(available)} available" if available else ""),
+              file=sys.stderr, flush=True)
     return estimate
 
 

@@ -52,10 +52,14 @@ def test_chunk_plan_grows_from_one_block_towards_the_target():
     assert simulation._Chunks(120).next() == 2  # chunk_steps rounds down to whole blocks
 
 
-def test_memory_is_estimated_and_refused_before_allocation():
+def test_memory_is_estimated_and_refused_before_allocation(capsys):
     env, pol, priv, params = jb.resolve("bernoulli", "gaussian-thompson", env_params={"means": [0.1, 0.9] * 5})
     per_run = simulation.check_memory(env, pol, priv, params, 1, 100, 2, available=10 ** 12)
     assert simulation.check_memory(env, pol, priv, params, 1000, 100, 2, available=10 ** 12) == 1000 * per_run
+    assert capsys.readouterr().err == ""  # small batches run without a word
+    big = simulation.MEMORY_NOTE // per_run + 1
+    simulation.check_memory(env, pol, priv, params, big, 100, 2, available=10 ** 12)
+    assert capsys.readouterr().err.startswith(f"memory: about 1 GiB for {big:,} runs (")  # stated before it runs
     # records (2 x 102 floats) and one block of K = 10 normals dominate: a few KiB per run
     assert 2_000 < per_run < 20_000
     with pytest.raises(ValueError, match=r"runs x grid points = 1,000,000 would need about .* GiB .* at most "

@@ -144,8 +144,9 @@ def test_wishart_claim_meets_the_papers_epsilon_and_calibration_finds_the_bounda
 def _indefinite_state(d):
     state = private_linear.JDPState(gram.tree_init(d, jnp.float32), jnp.zeros((), jnp.int32))
     tree = state.tree
-    huge = -1e9 * jnp.eye(d + 1)[..., None] * (jnp.arange(tree.noise.shape[-1]) == 0)
-    return state._replace(tree=tree._replace(n=jnp.ones_like(tree.n), noise=tree.noise + huge))
+    huge = gram.upper_triangle(-1e9 * jnp.eye(d + 1))  # level 0's live node: a release far from positive definite
+    return state._replace(tree=tree._replace(n=jnp.ones_like(tree.n), noise=tree.noise.at[:, 0].add(huge),
+                                             live=tree.live + huge))
 
 
 @pytest.mark.slow  # eager selects and updates (about 3 s cold)
@@ -284,7 +285,7 @@ def test_ldp_linucb_sums_reports_and_counts_indefinite_rounds():
 
 
 # ----------------------------------------------------------------------------- the elementwise linear algebra
-@pytest.mark.parametrize("d", [1, 2, 5, 12])
+@pytest.mark.parametrize("d", [1, 2, 5, 12, 50])  # unrolled up to linalg.UNROLLED_MAX = 8, loops above
 def test_elementwise_cholesky_and_solves_match_numpy(d):
     from jaxbandit.policies import linalg
     rng = np.random.default_rng(d)
@@ -306,3 +307,15 @@ def test_elementwise_cholesky_and_solves_match_numpy(d):
         bad[0, 0] = -1.0
         l, ok = linalg.cholesky_or_identity(jnp.asarray(bad, jnp.float32))
         assert not bool(ok) and np.array_equal(np.asarray(l), np.eye(d))
+
+
+def test_the_linear_algebra_program_does_not_grow_with_d_squared():
+    """Above linalg.UNROLLED_MAX the factorization and the solves are loops: the program at d = 50 is the size of
+    d = 9's (unrolled, d = 50 took XLA's compiler past 24 GiB and was killed)."""
+    from jaxbandit.policies import linalg
+
+    def size(d):
+        f = lambda a, x: linalg.solve_lower(linalg.cholesky(a), x)
+        return len(jax.jit(f).lower(jnp.eye(d), jnp.ones((d, 1000))).as_text())
+
+    assert size(50) < 1.2 * size(linalg.UNROLLED_MAX + 1)

@@ -52,13 +52,15 @@ NOISES = ("gaussian", "wishart")
 
 
 class GramTree(NamedTuple):
-    """The tree of a private Gram matrix (per run): the exact running sum M_n and the noise of each level's live
-    node (the binary-tree mechanism's release is M_n plus the live nodes' noises: a node's p-sum and its noise
-    enter the release only through these two sums, so the p-sums are not kept level by level)."""
+    """The tree of a private Gram matrix (per run): the exact running sum M_n, the noise of each level's live node
+    and their sum (the binary-tree mechanism's release is M_n plus the live nodes' noises: a node's p-sum and its
+    noise enter the release only through these two sums, so the p-sums are not kept level by level). The noises
+    are symmetric: the tree keeps their upper triangles (`upper_triangle`), (d + 1)(d + 2)/2 entries a level."""
 
     n: jax.Array      # int32: rows inserted
     total: jax.Array  # f[d+1, d+1]: M_n = Σ v vᵀ
-    noise: jax.Array  # f[d+1, d+1, L]: the noise of level j's live node (0 where merged or unused)
+    noise: jax.Array  # f[(d+1)(d+2)/2, L]: the upper triangle of level j's live node's noise (0 where merged or unused)
+    live: jax.Array   # f[(d+1)(d+2)/2]: the sum of the live nodes' noises (over L), kept so a release need not sum
 
 
 def clip_row(x, y, feature_bound, reward_bound):
@@ -72,23 +74,26 @@ def clip_row(x, y, feature_bound, reward_bound):
 def tree_init(dim: int, dtype=None, levels: int = counters.LEVELS) -> GramTree:
     """An empty tree for d-dimensional features ((d + 1)×(d + 1) statistics, ``levels`` levels)."""
     dtype = dtype or jnp.zeros(()).dtype
+    entries = (dim + 1) * (dim + 2) // 2
     return GramTree(jnp.zeros((), jnp.int32), jnp.zeros((dim + 1, dim + 1), dtype),
-                    jnp.zeros((dim + 1, dim + 1, levels), dtype))
+                    jnp.zeros((entries, levels), dtype), jnp.zeros(entries, dtype))
 
 
 def tree_insert(state: GramTree, v, noise) -> GramTree:
     """Insert v vᵀ (Tao et al. 2022, Algorithm 2, as `counters.tree_insert`): row n + 1 completes the node at level
     i = the lowest set bit of n + 1, which absorbs the live nodes below it; ``noise`` (the scaled noise of that node,
-    σ·(Z + Zᵀ)/√2 or L̃²·W, `node_noise`) is drawn once, at its creation, and the absorbed nodes' noises leave the
-    release. Insertions past the capacity 2^L − 1 are ignored."""
+    σ·(Z + Zᵀ)/√2 or L̃²·W, `node_noise`; symmetric) is drawn once, at its creation, and the absorbed nodes' noises
+    leave the release. The live sum is the new levels' sum, in the pass that writes them. Insertions past the
+    capacity 2^L − 1 are ignored."""
     levels = state.noise.shape[-1]
     n = state.n + 1
     i = jax.lax.population_count((n & -n) - 1)
     level = jnp.arange(levels)
     room = state.n < (1 << levels) - 1
-    noise = jnp.where(level < i, 0, jnp.where(level == i, noise[..., None], state.noise))
+    noise = jnp.where(level < i, 0, jnp.where(level == i, upper_triangle(noise)[..., None], state.noise))
+    noise = jnp.where(room, noise, state.noise)
     return GramTree(jnp.where(room, n, state.n), jnp.where(room, state.total + jnp.outer(v, v), state.total),
-                    jnp.where(room, noise, state.noise))
+                    noise, jnp.sum(noise, axis=-1))
 
 
 def live_nodes(state: GramTree):
@@ -99,7 +104,7 @@ def live_nodes(state: GramTree):
 def tree_release(state: GramTree, padding):
     """M̃_t = M_n + Σ_{live nodes} noise + ``padding`` (`padding_noise`: the other m − popcount(n) node noises),
     the (d + 1)×(d + 1) release of round t."""
-    return state.total + jnp.sum(state.noise, axis=-1) + padding
+    return state.total + from_upper_triangle(state.live, state.total.shape[-1]) + padding
 
 
 def node_noise(key, noise: str, dim: int, scale, dof, dtype=None):
