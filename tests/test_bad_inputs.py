@@ -253,6 +253,19 @@ def test_vacuous_bounds_are_said_in_text_json_and_figures(tmp_path, capsys):
     plt.close(fig)
 
 
+def test_a_random_instance_has_no_means_to_call_a_bound_vacuous(capsys):
+    """Each run of Chowdhury & Zhou's instance draws its own features and θ: the parameters' placeholder means are no
+    instance's, so no T·max gap is stated (it read 0 and called Theorem 5 vacuous)."""
+    from jaxbandit import theory
+    assert cli.main(["bounds", "linucb-jdp", "--env", "linear", "--env-param", "num_arms=20", "--env-param", "dim=3",
+                     "--env-param", "instance=chowdhury-zhou", "--horizon", "2000"]) == 0
+    text = capsys.readouterr().out
+    assert "T·max gap" not in text and "VACUOUS" not in text
+    spec = jb.resolve("linear", "linucb-jdp", env_params={"num_arms": 20, "dim": 3, "instance": "chowdhury-zhou"},
+                      horizon=2000)
+    assert "means" not in theory.namespace(spec)
+
+
 def test_too_many_devices_says_how_to_get_one_per_core(monkeypatch):
     """A process that did not ask for CPU devices has one; the message says how to get one per core."""
     import jax
