@@ -364,7 +364,6 @@ def frontier_figure(front, title=None):
                              squeeze=False, sharey=True)
     for ax in grid.ravel()[panels:]:
         fig.delaxes(ax)  # an odd number of panels leaves one cell empty
-    axes = [list(grid.ravel()[:panels])]
     c = front.config
     notion_text = {"central": (f"central: (ε, δ)-DP over the whole run, δ = {c['delta']:g}" if c["delta"] > 0 else
                                "central: pure ε-DP over the whole run (δ = 0)"),
@@ -376,7 +375,7 @@ def frontier_figure(front, title=None):
                             + ("" if not any(r["family"] == "local" and r["notion"] != "ldp" for r in front.rows)
                                else f" ((ε, δ) for Gaussian reports, δ = {c['delta']:g})")}
     markers = "osD^v<>ph*Xd"
-    for ax, family in zip(axes[0], families):
+    for ax, family in zip(grid.ravel(), families):
         rows = [r for r in front.rows if r["family"] == family]
         names = sorted({r["algorithm"] for r in rows}, key=lambda n: min(r["regret_mean"] for r in rows
                                                                         if r["algorithm"] == n))

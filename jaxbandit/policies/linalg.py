@@ -5,9 +5,9 @@ factorization under vmap is one custom call per run per step on the CPU (1000 ca
 also hung the XLA CPU runtime in a long JDP-LinUCB run (every thread idle, the result never signalled); written here
 as loops over the d rows and columns, every operation is one vector operation over all runs at once. Up to
 `UNROLLED_MAX` dimensions the loops are unrolled at trace time (d(d + 1)/2 traced operations: the fastest for small
-d); above it they are loops of `jax.lax.fori_loop` over the columns or rows, each iteration a masked vector operation, so
-that the program's size does not grow with d² (unrolled, d = 50 took XLA's compiler past 24 GiB). Both are O(d³)
-arithmetic.
+d); above it they are loops of `jax.lax.fori_loop` over the columns or rows, each iteration a masked vector
+operation, so that the program's size does not grow with d² (unrolled, d = 50 took XLA's compiler past 24 GiB).
+Both are O(d³) arithmetic.
 """
 from __future__ import annotations
 
