@@ -114,10 +114,10 @@ class Value(NamedTuple):
 
 def namespace(spec) -> dict:
     """What a `jaxbandit.spec.Spec` (with a horizon) gives the bound functions by name: ``means`` (float64; absent
-    where the expected rewards change each round or each run draws its own instance), ``horizon``, ``num_arms``, ``dim`` (a contextual environment's
-    d), then the environment's, privatizer's and policy's parameters by field name (a later
-    one wins: the policy's ``v``, ``u`` are what it assumes), with the run-decided ones bound to the horizon, and
-    the policy's build-time options (``variant``)."""
+    where the expected rewards change each round or each run draws its own instance), ``horizon``, ``num_arms``,
+    ``dim`` (a contextual environment's d), then the environment's, privatizer's and policy's parameters by field
+    name (a later one wins: the policy's ``v``, ``u`` are what it assumes), with the run-decided ones bound to the
+    horizon, and the policy's build-time options (``variant``)."""
     if spec.horizon is None:
         raise ValueError("the bounds need a horizon: resolve the configuration with horizon=T")
     out = {"horizon": int(spec.horizon), "num_arms": spec.env.num_arms}
