@@ -14,8 +14,12 @@ Layout and randomness (the choices that make it fast, docs/DESIGN.md):
     depend only on its key and the block index, so a chunked run equals one long run bit for bit, a run equals
     itself simulated alone, a run of horizon T is the prefix of a longer one, and every grid point sees the same
     reward randomness (common random numbers).
+  * A policy that says so (`Policy.run_major`: costly Gaussian noise) has its draws of more than one value a step
+    laid out run-major (time, batch, values): the generator writes each run's values contiguously. Layout only.
   * Pseudo-regret is recorded as gaps · (int32 pull counts), never a running float sum; realized regret is a
-    Kahan-compensated sum of μ* − r_t. Records are kept at chosen times only, so memory does not grow with T.
+    Kahan-compensated sum of μ* − r_t. Records are kept at chosen times only, so memory does not grow with T; above
+    `ORDERED_MAX` arms the K-term sum itself runs only at the steps a record falls on (a branch: the record times
+    are the same for every run of a batch).
   * Contexts (linear and contextual bandits, `jaxbandit.types`): a contextual environment draws each round's
     context from its step randomness, which every component receives through `jaxbandit.types.with_context`.
     Where the expected rewards change from round to round (``env.means`` is ``None``) the pseudo-regret is a
@@ -26,6 +30,7 @@ Layout and randomness (the choices that make it fast, docs/DESIGN.md):
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any, NamedTuple
 
 import jax
@@ -40,7 +45,7 @@ from jaxbandit.types import (IDENTITY, Env, Policy, Privatizer, SimParams, Simul
 BLOCK = 50  # steps per randomness block; part of the random stream's definition (changing it changes draws)
 UNROLL = 5  # inner-scan unroll: on the 2-core CPU, unroll=1 is 3-4x slower than 2..10 (benchmarks/RESULTS.md)
 
-__all__ = ["SIMULATOR", "check_arms", "block_plan", "BLOCK", "UNROLL", "MAX_HORIZON", "SimParams", "Trace", "EngineState", "RunState", "rollout", "step",
+__all__ = ["SIMULATOR", "check_arms", "block_plan", "BLOCK", "UNROLL", "ORDERED_MAX", "MAX_HORIZON", "SimParams", "Trace", "EngineState", "RunState", "rollout", "step",
            "record_times", "horizon_and_records", "check", "bind", "record_slots", "compiler_options", "instance_key",
            "run_instance"]
 
@@ -190,6 +195,9 @@ def bind(policy: Policy, params: SimParams, horizon: int) -> SimParams:
     return params
 
 
+ORDERED_MAX = 16  # `ordered_sum` adds up to this many terms left to right, more in 8 lanes
+
+
 def ordered_sum(terms):
     """Σ_k terms[k] over the first axis in an order fixed by the program, so that its bits do not depend on the
     machine: ``jnp.sum`` leaves the order to XLA, whose vectorized reductions follow the CPU's vector width (the
@@ -198,7 +206,7 @@ def ordered_sum(terms):
     tree over its terms, then the lanes left to right (within 13% of ``jnp.sum``'s time from K = 4 to 1000,
     benchmarks/RESULTS.md)."""
     n = terms.shape[0]
-    if n > 16:
+    if n > ORDERED_MAX:
         terms = jnp.concatenate([terms, jnp.zeros((-n % 8,) + terms.shape[1:], terms.dtype)])
         terms = terms.reshape((-1, 8) + terms.shape[1:])
         while terms.shape[0] > 1:
@@ -293,8 +301,12 @@ def make_block(env: Env, policy: Policy, privatizer: Privatizer, steps: int, slo
         total, comp = kahan_add(run.regret, run.regret_comp, mu_star - reward)
         if gaps is None:
             return RunState(pstate, counts, total, comp, pseudo_sum, pseudo_comp), (pseudo_sum, total)
-        pseudo = ordered_sum(gaps * counts.astype(gaps.dtype))
-        return RunState(pstate, counts, total, comp), (pseudo, total)
+        if K > ORDERED_MAX:  # summed at the record steps only (`block`)
+            return RunState(pstate, counts, total, comp), (None, total)
+        return RunState(pstate, counts, total, comp), (pseudo_regret(counts, gaps), total)
+
+    def pseudo_regret(counts, gaps):
+        return ordered_sum(gaps * counts.astype(gaps.dtype))
 
     def block_keys(key, b):
         return tuple(jax.random.split(jax.random.fold_in(key, b), 3))
@@ -305,31 +317,56 @@ def make_block(env: Env, policy: Policy, privatizer: Privatizer, steps: int, slo
         per_run = lambda ke, kp, kq, params: (draw(env, ke, params.env), draw(policy, kp, params.policy),
                                               draw(privatizer, kq, params.privatizer))
         # keys are batched first (an array of keys), params last
-        return lift(per_run, in_axes=(0, 0, 0, -1))(ke, kp, kq, params)
+        if not batched:
+            return per_run(ke, kp, kq, params), None
+        shapes = jax.eval_shape(jax.vmap(per_run, in_axes=(0, 0, 0, -1)), ke, kp, kq, params)
+        run_major = lambda x: 1 if math.prod(x.shape[2:]) > 1 else -1  # `Policy.run_major`: leaves of many values
+        axes = (jax.tree.map(lambda _: -1, shapes[0]),
+                jax.tree.map(run_major if policy.run_major else (lambda _: -1), shapes[1]),
+                jax.tree.map(lambda _: -1, shapes[2]))
+        return jax.vmap(per_run, in_axes=(0, 0, 0, -1), out_axes=axes)(ke, kp, kq, params), axes
 
     def block(state: EngineState, b, run_keys, params: SimParams, record_times, mu_star, gaps):
         keys = lift(block_keys, in_axes=(0, None))(run_keys, b)
-        noise = draws(keys, params)
+        noise, axes = draws(keys, params)
         noise = jax.tree.map(lambda x: x[:steps], noise)  # a short tail block uses the head of a full draw
         # Materialize the block's draws before the loop: otherwise XLA may fuse the generator into the per-step
         # slice and regenerate it inside the loop.
         noise = jax.lax.optimization_barrier(noise)
         fold = lift(jax.random.fold_in, in_axes=(0, None))
 
+        def records():
+            """The record times falling in this block: record times are sorted, so they fill slots ptr, ptr+1, ...
+            Returns (start, times, valid, offset in the block)."""
+            start = b * BLOCK
+            times = jnp.take(record_times, state.ptr + jnp.arange(slots), mode="fill", fill_value=-1)
+            return start, times, (times > start) & (times <= start + steps), jnp.clip(times - start - 1, 0, steps - 1)
+
+        # Traced before the scan only where its step reads them (the program of ≤ ORDERED_MAX arms is unchanged).
+        start, times, valid, offset = records() if K > ORDERED_MAX else (None,) * 4
+
         def step(run, xs):
             i, (ne, np_, nq) = xs
             ke, kp, kq = keys
             rngs = (StepRandom(fold(ke, i), ne), StepRandom(fold(kp, i), np_), StepRandom(fold(kq, i), nq))
-            return lift(per_run_step)(run, *rngs, params, mu_star, gaps)
+            if batched:  # a step's slice of a run-major draw has its batch axis first (`Policy.run_major`)
+                step_axes = tuple(StepRandom(0, jax.tree.map(lambda a: 0 if a == 1 else -1, a)) for a in axes)
+                per_run = jax.vmap(per_run_step, in_axes=(-1, *step_axes, -1, -1, -1), out_axes=-1)
+            else:
+                per_run = per_run_step
+            run, (pseudo, total) = per_run(run, *rngs, params, mu_star, gaps)
+            if gaps is not None and K > ORDERED_MAX:
+                # Σ_a Δ_a n_a only at the steps a record falls on: the predicate is the same for every run of a
+                # batch, so this stays a branch under vmap (a branch costs more than a sum of up to ORDERED_MAX terms).
+                pseudo = jax.lax.cond(jnp.any(valid & (times == start + i + 1)), lift(pseudo_regret),
+                                      lambda c, g: jnp.full(total.shape, jnp.nan, total.dtype), run.counts, gaps)
+            return run, (pseudo, total)
 
         run, (pseudo, realized) = jax.lax.scan(step, state.run, (jnp.arange(steps), noise), unroll=unroll)
 
-        # Copy the records falling in this block: record times are sorted, so they fill slots ptr, ptr+1, ...
-        start = b * BLOCK
-        idx = state.ptr + jnp.arange(slots)
-        times = jnp.take(record_times, idx, mode="fill", fill_value=-1)
-        valid = (times > start) & (times <= start + steps)
-        offset = jnp.clip(times - start - 1, 0, steps - 1)
+        # Copy the records falling in this block.
+        if K <= ORDERED_MAX:
+            start, times, valid, offset = records()
 
         def write(buf, values):
             window = jax.lax.dynamic_slice_in_dim(buf, state.ptr, slots, axis=0)

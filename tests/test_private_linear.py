@@ -104,6 +104,27 @@ def test_every_release_carries_exactly_m_node_noises(inserted):
         assert abs(z) < 5, (i, j, noise[:, i, j].var(), var)
 
 
+def test_tree_release_is_the_sum_of_the_live_nodes_noises():
+    """Oracle: after each of n = 1..70 insertions, the release's noise is the sum of the noises of the live nodes of
+    the binary-tree mechanism, computed by hand (float64): node at level j is live iff bit j of n is set, and it was
+    created by row n with its bits below j cleared (its noise was drawn then). A tree that kept an absorbed node's
+    noise, or lost a live one, fails."""
+    d, rows = 1, 70
+    entries = (d + 1) * (d + 2) // 2
+    rng = np.random.default_rng(0)
+    noises = rng.normal(size=(rows + 1, d + 1, d + 1))
+    noises = (noises + np.swapaxes(noises, 1, 2)) / 2  # symmetric, as the node noises are
+    state = gram.tree_init(d, jnp.float32, levels=8)
+    for n in range(1, rows + 1):
+        state = gram.tree_insert(state, jnp.zeros(d + 1), jnp.asarray(noises[n], jnp.float32))
+        live = [n >> j << j for j in range(8) if n >> j & 1]  # the row that created each live node
+        expected = sum(noises[r] for r in live)
+        got = np.asarray(gram.tree_release(state, 0.0), np.float64)
+        np.testing.assert_allclose(got, expected, atol=1e-5, err_msg=f"n = {n}")
+        assert int(gram.live_nodes(state)) == len(live)
+    assert np.asarray(state.live).shape == (entries,)
+
+
 @pytest.mark.slow  # moments of 8000 Wishart draws (about 5 s)
 def test_wishart_padding_brings_the_degrees_of_freedom_to_m_k():
     d, k, count, reps = 2, 20.0, 3, 8_000
@@ -302,6 +323,13 @@ def test_elementwise_cholesky_and_solves_match_numpy(d):
     batch = jnp.asarray(np.stack([spd, 2 * spd], -1), jnp.float32)
     out = jax.vmap(linalg.cholesky, in_axes=-1, out_axes=-1)(batch)
     np.testing.assert_allclose(out[..., 1], np.sqrt(2) * np.linalg.cholesky(spd), rtol=1e-4, atol=1e-5)
+    features = rng.normal(size=(9, d))
+    theta = rng.normal(size=d)
+    product = jax.vmap(linalg.matvec, in_axes=(-1, -1), out_axes=-1)(
+        jnp.asarray(np.stack([features, -features], -1), jnp.float32), jnp.asarray(np.stack([theta, theta], -1),
+                                                                                   jnp.float32))
+    np.testing.assert_allclose(product[:, 0], features @ theta, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(product[:, 1], -(features @ theta), rtol=1e-5, atol=1e-5)
     if d > 1:
         bad = spd.copy()
         bad[0, 0] = -1.0

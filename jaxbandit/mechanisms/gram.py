@@ -52,15 +52,17 @@ NOISES = ("gaussian", "wishart")
 
 
 class GramTree(NamedTuple):
-    """The tree of a private Gram matrix (per run): the exact running sum M_n, the noise of each level's live node
-    and their sum (the binary-tree mechanism's release is M_n plus the live nodes' noises: a node's p-sum and its
-    noise enter the release only through these two sums, so the p-sums are not kept level by level). The noises
-    are symmetric: the tree keeps their upper triangles (`upper_triangle`), (d + 1)(d + 2)/2 entries a level."""
+    """The tree of a private Gram matrix (per run): the exact running sum M_n and, per level, the noise the release
+    carries while that level's node is the lowest live one. The binary-tree mechanism's release is M_n plus the live
+    nodes' noises; a node's noise is drawn at its creation, when every live node is above it and stays so while it
+    lives (a higher node changes only by absorbing it). So its level keeps its own noise plus the live sum above it,
+    fixed for its life, and an insertion reads one level and writes one (no pass over the L levels). The noises are
+    symmetric: the tree keeps their upper triangles (`upper_triangle`), (d + 1)(d + 2)/2 entries a level."""
 
     n: jax.Array      # int32: rows inserted
     total: jax.Array  # f[d+1, d+1]: M_n = Σ v vᵀ
-    noise: jax.Array  # f[(d+1)(d+2)/2, L]: the upper triangle of level j's live node's noise (0 where merged or unused)
-    live: jax.Array   # f[(d+1)(d+2)/2]: the sum of the live nodes' noises (over L), kept so a release need not sum
+    noise: jax.Array  # f[(d+1)(d+2)/2, L]: level j: the live nodes' noise sum at levels ≥ j, as of j's node's creation
+    live: jax.Array   # f[(d+1)(d+2)/2]: the live nodes' noise sum now (level lowbit(n)'s; 0 while n = 0)
 
 
 def clip_row(x, y, feature_bound, reward_bound):
@@ -83,17 +85,19 @@ def tree_insert(state: GramTree, v, noise) -> GramTree:
     """Insert v vᵀ (Tao et al. 2022, Algorithm 2, as `counters.tree_insert`): row n + 1 completes the node at level
     i = the lowest set bit of n + 1, which absorbs the live nodes below it; ``noise`` (the scaled noise of that node,
     σ·(Z + Zᵀ)/√2 or L̃²·W, `node_noise`; symmetric) is drawn once, at its creation, and the absorbed nodes' noises
-    leave the release. The live sum is the new levels' sum, in the pass that writes them. Insertions past the
-    capacity 2^L − 1 are ignored."""
+    leave the release. The live nodes above level i are those of n + 1 with bit i cleared, whose lowest level h
+    holds their sum (`GramTree`): level i gets that sum plus the new noise, and so does the live sum. Insertions
+    past the capacity 2^L − 1 are ignored."""
     levels = state.noise.shape[-1]
     n = state.n + 1
     i = jax.lax.population_count((n & -n) - 1)
-    level = jnp.arange(levels)
+    above = n & state.n  # n + 1 with its lowest set bit cleared: the live nodes above level i
+    h = jnp.minimum(jax.lax.population_count((above & -above) - 1), levels - 1)
+    live = jnp.where(above > 0, jnp.take(state.noise, h, axis=-1), 0) + upper_triangle(noise)
     room = state.n < (1 << levels) - 1
-    noise = jnp.where(level < i, 0, jnp.where(level == i, upper_triangle(noise)[..., None], state.noise))
-    noise = jnp.where(room, noise, state.noise)
+    level = jnp.arange(levels)
     return GramTree(jnp.where(room, n, state.n), jnp.where(room, state.total + jnp.outer(v, v), state.total),
-                    noise, jnp.sum(noise, axis=-1))
+                    jnp.where(room & (level == i), live[..., None], state.noise), jnp.where(room, live, state.live))
 
 
 def live_nodes(state: GramTree):

@@ -146,7 +146,7 @@ def linucb(num_arms: int, dim: int, *, width: str = "oful") -> Policy:
         whitened = linalg.solve_lower(chol, features.T)
         norms = jnp.sqrt(jnp.sum(whitened * whitened, axis=0))
         beta = oful_width(state, params, chol) if width == "oful" else params.beta
-        return argmax_random_tie(features @ theta + beta * norms, rng.drawn)
+        return argmax_random_tie(linalg.matvec(features, theta) + beta * norms, rng.drawn)
 
     def draw(key, steps, params):
         return jax.random.uniform(key, (steps,))

@@ -221,7 +221,7 @@ def _cho_solve(chol, b):
 def _ucb_arm(chol, ok, theta, beta, features, u, num_arms):
     """argmax ⟨θ, x⟩ + β ‖x‖_{V⁻¹} (V = L Lᵀ), ties at random; a uniformly random arm where V was indefinite."""
     whitened = linalg.solve_lower(chol, features.T)  # L⁻¹ xᵀ: ‖x‖²_{V⁻¹}
-    score = features @ theta + beta * jnp.sqrt(jnp.sum(whitened * whitened, axis=0))
+    score = linalg.matvec(features, theta) + beta * jnp.sqrt(jnp.sum(whitened * whitened, axis=0))
     random_arm = jnp.minimum(jnp.floor(u * num_arms).astype(jnp.int32), num_arms - 1)
     return jnp.where(ok, argmax_random_tie(score, u), random_arm)
 
@@ -323,7 +323,7 @@ def linucb_jdp(num_arms: int, dim: int, *, noise: str = "gaussian", width: str =
                                "Wishart releases, Sheffet 2015 Thm 4.1, composed by KOV 2015 Thm 3.5)"),
                             calibrated="epsilon", calibrated_range=(0.0, math.inf))
     return Policy("linucb-jdp", K, init, draw, select, update, validate, defaults, accountant=accountant,
-                  options={"noise": noise, "width": width}, bind_horizon=_bind, contextual=True)
+                  options={"noise": noise, "width": width}, bind_horizon=_bind, contextual=True, run_major=True)
 
 
 def _check_regularizer(params, dim, noise):
@@ -475,7 +475,7 @@ def linucb_ldp(num_arms: int, dim: int, *, width: str = "theory") -> Policy:
                             "Thm 2.7, with Δ = sqrt(2L⁴ + 4L²B̃²))", calibrated="epsilon",
                             calibrated_range=(0.0, math.inf))
     return Policy("linucb-ldp", K, init, draw, select, update, validate, defaults, accountant=accountant,
-                  options={"width": width}, bind_horizon=_bind_ldp, contextual=True)
+                  options={"width": width}, bind_horizon=_bind_ldp, contextual=True, run_major=True)
 
 
 # The registration (`jaxbandit.registry`): its claim, audits and golden case (a random instance per run, features

@@ -45,6 +45,7 @@ from jaxbandit.accounting import shuffle
 from jaxbandit.accounting.accountants import Accountant
 from jaxbandit.mechanisms import gram
 from jaxbandit.policies.linear import pick_row
+from jaxbandit.policies.phased import when
 from jaxbandit.policies.private_linear import (WIDTHS, bind_run, check_common, drawn_part, report_factor,
                                                report_select)
 from jaxbandit.registry import POLICIES, Golden
@@ -171,8 +172,9 @@ def _batch_server(num_arms: int, dim: int, width: str, sigma_of, message, batch_
         m, v = message(jax.random.fold_in(rng.key, 0), pick_row(features, arm), obs, params, drawn_part(rng, 1))
         pending_gram, pending_xr = state.pending_gram + m, state.pending_xr + v
         full = (state.pending + 1).astype(params.batch.dtype) >= params.batch
-        if batch_noise is not None:
-            nm, nv = batch_noise(jax.random.fold_in(rng.key, 1), params)
+        if batch_noise is not None:  # drawn only at steps where a batch ends (`phased.when`: a binomial is costly)
+            nm, nv = when(full, batch_noise, (jax.random.fold_in(rng.key, 1), params),
+                          (jnp.zeros_like(pending_gram), jnp.zeros_like(pending_xr)))
             folded_gram, folded_xr = pending_gram + nm, pending_xr + nv
         else:
             folded_gram, folded_xr = pending_gram, pending_xr
@@ -234,7 +236,8 @@ def linucb_sdp_amp(num_arms: int, dim: int, *, width: str = "theory") -> Policy:
                             "clone reduction and Thm 3.8)", calibrated="epsilon", calibrated_range=(0.0, math.inf))
     return Policy("linucb-sdp-amp", K, init, draw, select,
                   update, lambda params, horizon=None: _check_batch(params), _defaults(AmpParams),
-                  accountant=accountant, options={"width": width}, bind_horizon=_bind_alpha, contextual=True)
+                  accountant=accountant, options={"width": width}, bind_horizon=_bind_alpha, contextual=True,
+                  run_major=True)
 
 
 def vec_resolved(params, dim: int):
