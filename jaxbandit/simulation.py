@@ -149,8 +149,8 @@ def run_spec(spec: Spec, *, runs: int, seed: int = 0, chunk_steps: int | None = 
         checkpoint = sharding.process_file(checkpoint)  # each process saves the runs it simulates
     if checkpoint:
         checks.writable_file("checkpoint", checkpoint)
-    check_memory(spec.env, spec.policy, spec.privatizer, spec.params, len(spec.points) * runs, len(times),
-                 record_slots(times))
+    estimate = check_memory(spec.env, spec.policy, spec.privatizer, spec.params, len(spec.points) * runs, len(times),
+                            record_slots(times))
     params = spec.stacked(runs)
     keys = jnp.tile(run_keys(seed, runs), len(spec.points))
     grid_shape = spec.grid_shape
@@ -177,7 +177,8 @@ def run_spec(spec: Spec, *, runs: int, seed: int = 0, chunk_steps: int | None = 
         return to_results(*_run_in_one_piece(spec, params, keys, describe, one_process))
     out = run_engine(spec.env, spec.policy, spec.privatizer, params, keys, horizon, times, chunk_steps=chunk_steps,
                      progress=progress, checkpoint=checkpoint, fingerprint=fingerprint, describe=describe,
-                     unroll=unroll, devices=devices, callback=None if callback is None else
+                     unroll=unroll, devices=devices, measure_memory=estimate >= MEASURED_FROM,
+                     callback=None if callback is None else
                      lambda *partial: callback(to_results(*partial)))
     results = to_results(*out)
     if checkpoint and not keep_checkpoint and os.path.exists(checkpoint):
@@ -234,6 +235,10 @@ def checkpoint_path(fingerprint: str) -> str:
 
 
 MEMORY_NOTE = 2 ** 30  # bytes: a batch estimated to need this much says so before it is compiled
+# bytes: a batch estimated at this much or more is measured again as compiled, before it runs (`check_program_memory`:
+# the estimate cannot see a step's temporaries, 3-10x the state of a contextual step at K = 1000, d = 50); below it
+# the second trace that measuring costs (tenths of a second) is not worth paying.
+MEASURED_FROM = MEMORY_NOTE // 32
 
 
 def check_memory(env, policy, privatizer, params: SimParams, num: int, n_records: int, slots: int,
@@ -271,6 +276,31 @@ def check_memory(env, policy, privatizer, params: SimParams, num: int, n_records
               f"record times, a block's randomness)" + (f" of {_gib(available)} available" if available else ""),
               file=sys.stderr, flush=True)
     return estimate
+
+
+def check_program_memory(stats, num: int, available: int | None = None) -> int:
+    """Refuse, after the simulation program is compiled and before it runs, a batch of ``num`` runs (on one device)
+    whose compiled program needs more than is available; returns its bytes. ``stats``: the program's
+    ``memory_analysis()`` (XLA's buffer assignment: arguments, outputs and temporaries, less the donated state that
+    the outputs reuse). `check_memory`'s estimate, made before compiling from the state's shapes, cannot see the
+    step's temporaries: a contextual step holds several d × K arrays a run (6-8 MiB a run at K = 1000, d = 50,
+    against 0.7 MiB of state). A program of `MEMORY_NOTE` or more that fits is stated on stderr."""
+    need = int(stats.temp_size_in_bytes + stats.argument_size_in_bytes + stats.output_size_in_bytes
+               - stats.alias_size_in_bytes)
+    per_run = need / max(num, 1)
+    if available is None:
+        available = available_memory()
+    if available is not None and need > 0.9 * available:
+        raise ValueError(
+            f"runs x grid points = {num:,} need {_gib(need)} for the compiled simulation ({_gib(per_run)} per run: "
+            f"state, records, a block's randomness and the step's working arrays) but {_gib(available)} is "
+            f"available on {jax.local_devices()[0].platform}; at most {int(0.9 * available // per_run):,} runs fit: "
+            f"use fewer runs or grid points (several sweeps)")
+    if need >= MEMORY_NOTE and jax.process_index() == 0:
+        print(f"memory: {_gib(need)} for {num:,} runs as compiled ({_gib(per_run)} per run, the step's working "
+              f"arrays included)" + (f" of {_gib(available)} available" if available else ""),
+              file=sys.stderr, flush=True)
+    return need
 
 
 def available_memory() -> int | None:
@@ -373,7 +403,7 @@ def _state_runs(state: EngineState, fn) -> EngineState:
 
 def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: int, times: np.ndarray, *,
                chunk_steps=None, progress=None, callback=None, checkpoint=None, fingerprint="",
-               describe=str, unroll=UNROLL, devices=None):
+               describe=str, unroll=UNROLL, devices=None, measure_memory=False):
     """Drive the engine over ``horizon`` steps for the batch ``run_keys`` (params leaves batched last), sharded over
     ``devices`` (what `jaxbandit.sharding.device_mesh` takes; the numbers do not depend on them).
 
@@ -384,7 +414,8 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
     on some devices resumes on any others; when the runs are split across processes, each process saves the runs
     it simulates in its own file (``checkpoint`` is this process's: `sweep` names it with
     `jaxbandit.sharding.process_file`), which resumes with the same processes and devices, all from the same
-    chunk (checked).
+    chunk (checked). ``measure_memory``: read each program's memory as compiled and refuse or state it before it
+    runs (`check_program_memory`; `sweep` asks for it from `MEASURED_FROM` bytes estimated).
     """
     num = len(run_keys)
     slots = record_slots(times)
@@ -445,7 +476,7 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
     chunks = _Chunks(chunk_steps)
     report = _Progress(progress, horizon, num, min(done * BLOCK, horizon), resumable=bool(checkpoint),
                        estimate=not quiet)
-    compiled = set()
+    compiled, measured = set(), set()
     compiling = 0.0
     # chunk lengths come from the timings; with several processes, from process 0's
     next_chunk = (lambda: sharding.agree(chunks.next(), mesh)) if shared else chunks.next
@@ -453,8 +484,14 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
         for steps, blocks in block_plan(horizon, done, next_chunk):
             before = int(state.ptr)
             t0, c0 = time.perf_counter(), compilation_cache.compile_seconds()
+            args = (state, np.int32(blocks), run_keys, params, rec)
             advance = make_advance(env, policy, privatizer, steps, slots, unroll, mesh)
-            state = advance(state, np.int32(blocks), run_keys, params, rec)
+            if measure_memory and steps not in measured:  # its memory as compiled, before it runs
+                measured.add(steps)
+                stats = advance.lower(*args).compile().memory_analysis()
+                if stats is not None:
+                    check_program_memory(stats, (num + pad) // (1 if mesh is None else mesh.size))
+            state = advance(*args)
             after = int(state.ptr)
             new_pseudo = host(state.pseudo[before:after])
             new_real = host(state.realized[before:after])

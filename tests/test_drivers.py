@@ -69,6 +69,40 @@ def test_memory_is_estimated_and_refused_before_allocation(capsys):
         jb.simulate("bernoulli", "gaussian-thompson", env_params={"means": [0.1, 0.9]}, horizon=10, runs=10 ** 12)
 
 
+def test_compiled_memory_is_stated_and_refused_before_the_run(capsys):
+    """After compiling and before running, the drivers read the program's own memory (arguments, outputs and
+    temporaries, less the donated state): a contextual step's d × K working arrays, which the shape estimate
+    cannot see, are counted."""
+    from types import SimpleNamespace
+    stats = SimpleNamespace(temp_size_in_bytes=3 * 2 ** 30, argument_size_in_bytes=2 ** 30,
+                            output_size_in_bytes=2 ** 30, alias_size_in_bytes=2 ** 30)
+    assert simulation.check_program_memory(stats, 1000, available=2 ** 40) == 4 * 2 ** 30
+    assert capsys.readouterr().err.startswith("memory: 4 GiB for 1,000 runs as compiled (4.1 MiB per run")
+    with pytest.raises(ValueError, match=r"runs x grid points = 1,000 need 4 GiB for the compiled simulation "
+                                         r"\(4.1 MiB per run.* at most 225 runs fit"):
+        simulation.check_program_memory(stats, 1000, available=2 ** 30)
+
+
+@pytest.mark.slow  # compiles a linear program at K = 1000 (about 10 s)
+def test_the_drivers_state_the_compiled_programs_memory(capsys, monkeypatch):
+    """Through simulate: the shape estimate before compiling, then the program's own figure, which counts what the
+    estimate cannot see (each run's features, drawn in the program, and the step's d × K arrays)."""
+    monkeypatch.setattr(simulation, "MEMORY_NOTE", 1)
+    monkeypatch.setattr(simulation, "MEASURED_FROM", 1)
+    jb.simulate("linear", "linucb", env_params={"num_arms": 1000, "dim": 5, "instance": "chowdhury-zhou"},
+                horizon=50, runs=16, progress=False)
+    err = capsys.readouterr().err.splitlines()
+    per_run = lambda line: float(line.split("(")[1].split(" MiB per run")[0])
+    estimate = [per_run(line) for line in err if line.startswith("memory: about")]
+    compiled = [per_run(line) for line in err if "as compiled" in line]
+    assert len(estimate) == 1 and len(compiled) == 1  # one program: T = 50 is one whole block
+    assert compiled[0] > 1.5 * estimate[0]
+    monkeypatch.setattr(simulation, "MEASURED_FROM", 2 ** 40)  # a small batch is not measured: no second trace
+    jb.simulate("linear", "linucb", env_params={"num_arms": 1000, "dim": 5, "instance": "chowdhury-zhou"},
+                horizon=50, runs=16, progress=False)
+    assert "as compiled" not in capsys.readouterr().err
+
+
 def test_checkpoint_files_give_one_clear_error(tmp_path):
     ckpt = tmp_path / "c.npz"
     kw = dict(horizon=200, checkpoint=str(ckpt), **KW)
