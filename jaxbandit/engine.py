@@ -345,15 +345,16 @@ def make_block(env: Env, policy: Policy, privatizer: Privatizer, steps: int, slo
         # Traced before the scan only where its step reads them (the program of ≤ ORDERED_MAX arms is unchanged).
         start, times, valid, offset = records() if K > ORDERED_MAX else (None,) * 4
 
+        if batched:  # a step's slice of a run-major draw has its batch axis first (`Policy.run_major`)
+            step_axes = tuple(StepRandom(0, jax.tree.map(lambda a: 0 if a == 1 else -1, a)) for a in axes)
+            per_run = jax.vmap(per_run_step, in_axes=(-1, *step_axes, -1, -1, -1), out_axes=-1)
+        else:
+            per_run = per_run_step
+
         def step(run, xs):
             i, (ne, np_, nq) = xs
             ke, kp, kq = keys
             rngs = (StepRandom(fold(ke, i), ne), StepRandom(fold(kp, i), np_), StepRandom(fold(kq, i), nq))
-            if batched:  # a step's slice of a run-major draw has its batch axis first (`Policy.run_major`)
-                step_axes = tuple(StepRandom(0, jax.tree.map(lambda a: 0 if a == 1 else -1, a)) for a in axes)
-                per_run = jax.vmap(per_run_step, in_axes=(-1, *step_axes, -1, -1, -1), out_axes=-1)
-            else:
-                per_run = per_run_step
             run, (pseudo, total) = per_run(run, *rngs, params, mu_star, gaps)
             if gaps is not None and K > ORDERED_MAX:
                 # Σ_a Δ_a n_a only at the steps a record falls on: the predicate is the same for every run of a

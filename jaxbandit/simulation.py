@@ -474,7 +474,7 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
     chunks = _Chunks(chunk_steps)
     report = _Progress(progress, horizon, num, min(done * BLOCK, horizon), resumable=bool(checkpoint),
                        estimate=not quiet)
-    compiled, measured = set(), set()
+    compiled = set()
     compiling = 0.0
     # chunk lengths come from the timings; with several processes, from process 0's
     next_chunk = (lambda: sharding.agree(chunks.next(), mesh)) if shared else chunks.next
@@ -484,8 +484,7 @@ def run_engine(env, policy, privatizer, params: SimParams, run_keys, horizon: in
             t0, c0 = time.perf_counter(), compilation_cache.compile_seconds()
             args = (state, np.int32(blocks), run_keys, params, rec)
             advance = make_advance(env, policy, privatizer, steps, slots, unroll, mesh)
-            if measure_memory and steps not in measured:  # its memory as compiled, before it runs
-                measured.add(steps)
+            if measure_memory and steps not in compiled:  # its memory as compiled, before its first chunk runs
                 stats = advance.lower(*args).compile().memory_analysis()
                 if stats is not None:
                     check_program_memory(stats, (num + pad) // (1 if mesh is None else mesh.size))
