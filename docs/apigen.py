@@ -24,7 +24,7 @@ PAGES = [
     ("policies", "Policies", "One module per algorithm family; `make(name, num_arms, **params)` builds one.",
      ["jaxbandit.policies", "jaxbandit.policies.common", "jaxbandit.policies.thompson", "jaxbandit.policies.ucb",
       "jaxbandit.policies.greedy", "jaxbandit.policies.elimination", "jaxbandit.policies.corrupt",
-      "jaxbandit.policies.dp_ucb", "jaxbandit.policies.ftpl", "jaxbandit.policies.robust",
+      "jaxbandit.policies.dp_ucb", "jaxbandit.policies.adap", "jaxbandit.policies.ftpl", "jaxbandit.policies.robust",
       "jaxbandit.policies.linear", "jaxbandit.policies.linalg", "jaxbandit.policies.private_linear",
       "jaxbandit.policies.shuffle_linear",
       "jaxbandit.policies.phased"]),
@@ -50,7 +50,8 @@ PAGES = [
     ("theory", "Bounds", "Every regret and pull bound of the five papers as a function (see the bounds page).",
      ["jaxbandit.theory", "jaxbandit.theory.base", "jaxbandit.theory.ldp_thompson",
       "jaxbandit.theory.private_thompson", "jaxbandit.theory.corrupt", "jaxbandit.theory.ftpl",
-      "jaxbandit.theory.heavy_tailed", "jaxbandit.theory.linear", "jaxbandit.theory.private_linear"]),
+      "jaxbandit.theory.heavy_tailed", "jaxbandit.theory.linear", "jaxbandit.theory.private_linear",
+      "jaxbandit.theory.adap"]),
     ("tuning", "Gradients, tuning and the frontier", "Gradient estimators of the expected regret, the tuner (any "
      "policy's free parameter under its accountant's budget: modified Thompson sampling's (b, c), ...), and which "
      "private algorithm at which ε.",

@@ -325,6 +325,7 @@ UPPER_CASES = {
     "dp-ftpl-beta": dict(env="bernoulli", env_params={"means": INSTANCE1}),
     "dp-ftpl-new": dict(env="bernoulli", env_params={"means": INSTANCE1}),
     "gdp-elim-new": dict(env="bernoulli", env_params={"means": INSTANCE1}),
+    "adap-ucb": dict(env="bernoulli", env_params={"means": [0.75, 0.625, 0.5, 0.375, 0.25]}),  # Azize & Basu's
     "dp-rucb": dict(env="pareto", env_params={"means": S_MEANS, "v": 0.5},  # bonus: what the corrected tree needs
                     policy_params={"v": 0.5, "u": S_U, "bonus": 24.0}),
     "dp-rse": dict(env="pareto", env_params={"means": S_MEANS, "v": 0.5}, policy_params={"v": 0.5, "u": S_U}),

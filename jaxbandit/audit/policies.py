@@ -22,7 +22,7 @@ from jaxbandit.random import samplers
 from jaxbandit.registry import AUDITS
 from jaxbandit.types import StepRandom
 
-__all__ = ["play", "dp_rucb", "modified_thompson", "modified_thompson_run", "dp_se", "lazy_ucb", "gdp_elim_new", "linucb_jdp", "linucb_ldp"]
+__all__ = ["play", "dp_rucb", "modified_thompson", "modified_thompson_run", "dp_se", "lazy_ucb", "adap_ucb", "adap_klucb", "gdp_elim_new", "linucb_jdp", "linucb_ldp"]
 
 
 def _one_step_noise(policy, key, params):
@@ -205,6 +205,42 @@ def _lazy_exact(eps):
     """Round 3 plays arm 0 iff x0 + L_a/ε > 0.5 + L_b/ε (equal batch sizes and bonuses; rounds 1–2 are in random
     order, independent of the data): its exact level over x0 ∈ {0, 1}."""
     return _binary_level(_laplace_difference_below(0.5 * eps), _laplace_difference_below(-0.5 * eps))
+
+
+def _adap(name):
+    def factory(bug=None, epsilon=1.0, release="discrete"):
+        check_bug(name, bug)
+        eps = number("epsilon", epsilon, low_open=True, high_open=True)
+        policy, params = _policy(name, 2, {"release": release}, epsilon=eps)
+        run_params = params._replace(epsilon=jnp.asarray(2 * eps)) if bug == "noise-halved" else params
+        # Arm 0's episode of n pulls ends with this step's pull (reward 0.5): its sum is S on side 0 and S − 1 on side
+        # 1 (one earlier reward 1 vs 0). Arm 1's released mean (S − ½)/n has n rewards behind it too, so both arms
+        # have the same bonuses and the next episode plays arm 0 iff μ̃_0 > μ̃_1, i.e. Lap > ∓ε/2. n = 256 keeps the
+        # kl index's optimistic mean inside [0, 1] (no clipping: the choice is the comparison of the means).
+        n, total = 256, 77.0
+        base = policy.init(params)
+        states = [base._replace(inner=base.inner._replace(
+            mean=jnp.asarray([0.0, (total - 0.5) / n]), size=jnp.asarray([n // 2, n], jnp.int32),
+            counts=jnp.asarray([2 * n - 1, 2 * n], jnp.int32), sums=jnp.asarray([s - 0.5, 0.0]),
+            arm=jnp.int32(0)), count=jnp.int32(n - 1), length=jnp.int32(n)) for s in (total, total - 1)]
+
+        def features(key, side):
+            state = jax.tree.map(lambda a, b: jnp.where(side == 0, a, b), *states)
+            new = policy.update(_own_draw(policy, key, run_params), state, jnp.int32(0), jnp.float32(0.5), run_params)
+            return jnp.stack([new.inner.arm.astype(jnp.float32)])
+
+        exact = math.log(2 * math.exp(eps / 2) - 1)  # P(Lap > −ε/2) / P(Lap > ε/2)
+        return Audit(name, "epsilon", eps, 0.0, features, exact,
+                     f"one reward of arm 0's episode of n = {n} pulls, 1 vs 0 (arm 1's mean (S − ½)/n)",
+                     "the next episode's arm", "Azize & Basu 2022, Theorem 6: each episode's mean + Lap(1/(εn)), "
+                     "disjoint episodes", categorical=True, bug=bug)
+    factory.__doc__ = (f"Azize & Basu 2022's {name}: the choice after an episode's release (its own update and "
+                       "index), ε-DP.")
+    return factory
+
+
+adap_ucb = _adap("adap-ucb")
+adap_klucb = _adap("adap-klucb")
 
 
 def _dp_ucb(name):
@@ -421,6 +457,8 @@ AUDITS.register("modified-thompson", modified_thompson, bugs=("noise-halved",))
 AUDITS.register("modified-thompson-run", modified_thompson_run)
 AUDITS.register("dp-se", dp_se, bugs=("noise-reused",))
 AUDITS.register("lazy-ucb", lazy_ucb, bugs=("noise-reused",))
+AUDITS.register("adap-ucb", adap_ucb, bugs=("noise-halved",))
+AUDITS.register("adap-klucb", adap_klucb, bugs=("noise-halved",))
 AUDITS.register("dp-ucb", _dp_ucb("dp-ucb"), bugs=("noise-reused",))
 AUDITS.register("dp-ucb-bound", _dp_ucb("dp-ucb-bound"), bugs=("noise-reused",))
 AUDITS.register("dp-ucb-int", _dp_ucb("dp-ucb-int"), bugs=("noise-reused",))

@@ -13,6 +13,7 @@ import inspect
 from typing import Mapping
 
 from jaxbandit import checks
+from jaxbandit.policies.adap import adap_klucb, adap_ucb
 from jaxbandit.policies.corrupt import klucb_cf, ts_cf, ucb_cf, wr_klucb, wr_ts
 from jaxbandit.policies.dp_ucb import dp_ucb, dp_ucb_bound, dp_ucb_int
 from jaxbandit.policies.elimination import dp_se
@@ -26,7 +27,7 @@ from jaxbandit.policies.thompson import gaussian_thompson, modified_thompson, th
 from jaxbandit.policies.ucb import klucb, lazy_ucb, ucb1
 from jaxbandit.registry import POLICIES
 
-__all__ = ["REGISTRY", "names", "private_names", "get", "make", "option_names", "common", "corrupt", "dp_ucb",
+__all__ = ["REGISTRY", "names", "private_names", "get", "make", "option_names", "adap", "common", "corrupt", "dp_ucb",
            "elimination", "ftpl", "greedy", "linear", "phased", "robust", "thompson", "ucb", "is_contextual"]
 
 #: The policies by name (`jaxbandit list`): each a factory ``(num_arms, **options) -> Policy``, registered with its

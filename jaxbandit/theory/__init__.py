@@ -9,6 +9,7 @@ unspecified (parameters):
     ftpl              seed 003  DP-FTPL (Theorems 11, 13, 16, 18) and the global-DP lower bound (Theorem 4)
     heavy_tailed      seed 004  DPRUCB, DPRSE, LDPRSE (Theorems 2, 4, 7) and the lower bounds (5, 8–11)
     linear            OFUL      LinUCB's regret (Abbasi-Yadkori et al. 2011, Theorem 3)
+    adap              Azize & Basu 2022  AdaP-UCB, AdaP-KLUCB (Theorems 7, 8) and the ε-DP lower bounds (2, 3)
 
 ``for_policy(name)`` lists the bounds that speak about a registered policy; ``evaluate(...)`` computes them for a
 configuration (what ``jaxbandit bounds`` prints). Where the spec lists an erratum, the default is the corrected
@@ -23,7 +24,7 @@ import numpy as np
 
 from jaxbandit import checks
 from jaxbandit.registry import Registry
-from jaxbandit.theory import corrupt, ftpl, heavy_tailed, ldp_thompson, linear, private_linear, private_thompson
+from jaxbandit.theory import adap, corrupt, ftpl, heavy_tailed, ldp_thompson, linear, private_linear, private_thompson
 from jaxbandit.theory.base import Bound, NotApplicable
 from jaxbandit.theory.corrupt import (bernoulli_kl, corrupt_lower_bound, corrupt_lower_bound_constant,
                                       klucb_cf_bound, ldp_rr_upper_bound, rr_upper_bound)
@@ -42,7 +43,7 @@ __all__ = ["Bound", "NotApplicable", "REGISTRY", "Value", "for_policy", "markdow
            "jdp_linucb_bound"]
 
 #: Every bound of the papers by name (`jaxbandit bounds --list`), each a `Bound`.
-REGISTRY = Registry("bound", {b.name: b for module in (ldp_thompson, private_thompson, corrupt, ftpl,
+REGISTRY = Registry("bound", {b.name: b for module in (adap, ldp_thompson, private_thompson, corrupt, ftpl,
                                                        heavy_tailed, linear, private_linear)
                                  for b in module.BOUNDS})
 

@@ -185,7 +185,8 @@ def _global_lower(horizon, epsilon, delta=0.0, *, c0: float = 1.0, alpha: float 
 
 
 #: The whole-run ε-DP policies that Theorem 4's lower bound binds.
-GLOBAL_DP = ("gdp-elim-new", "dp-se", "dp-ucb", "dp-ucb-bound", "dp-ucb-int", "lazy-ucb")
+GLOBAL_DP = ("gdp-elim-new", "dp-se", "dp-ucb", "dp-ucb-bound", "dp-ucb-int", "lazy-ucb", "adap-ucb",
+             "adap-klucb")
 
 #: This paper's bounds as `Bound` objects; `jaxbandit.theory.REGISTRY` holds them all.
 BOUNDS = (
