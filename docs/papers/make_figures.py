@@ -46,6 +46,8 @@ FIGURES = [
     ("heavy-fig2", True, {"fig2_scaled.png": "heavy-fig2-scaled.png"}),
     ("cz-table", True, {"cz_table.png": "cz-table.png"}),
     ("ss-gaps", True, {"ss_gaps.png": "ss-gaps.png"}),
+    ("adap-regret", False, {"adap_regret.png": "adap-regret.png"}),    # about 2 minutes
+    ("adap-epsilon", False, {"adap_epsilon.png": "adap-epsilon.png"}),  # about 2.5 minutes
 ]
 
 

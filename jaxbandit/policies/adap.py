@@ -11,7 +11,7 @@ arm's private mean uses the rewards of its last episode only, n_a = ½N_a of the
 
   μ̃_a = (mean of the n_a rewards of a's last episode) + Lap(1/(ε n_a)),
 
-drawn once, when that episode ends. The indices, with n = n_a:
+drawn once, when that episode ends. The indices, with n = n_a::
 
   AdaP-UCB    I_a = μ̃_a + sqrt(α log(2 t_ℓ) / (2n)) + α log(t_ℓ) / (ε n)              (Eq. 7, α > 3)
   AdaP-KLUCB  I_a = max{q ∈ [0, 1] : kl(μ̆_a, q) ≤ α log(t_ℓ) / n},
@@ -50,7 +50,8 @@ from jaxbandit.registry import POLICIES, Golden
 
 __all__ = ["AdaPParams", "AdaPState", "VARIANTS", "ucb_index", "klucb_index_private", "adap_ucb", "adap_klucb"]
 
-#: The first bonus's log: Eq. (7) as printed, log(2 t_ℓ); or the analysis's (thesis Eq. 5.1, Lemma C.2), log(t_ℓ).
+#: The variants of AdaP-UCB's first bonus, log(2 t_ℓ) as Eq. (7) prints it or log(t_ℓ) as the analysis has it
+#: (thesis Eq. 5.1, Lemma C.2).
 VARIANTS = ("printed", "analysis")
 
 

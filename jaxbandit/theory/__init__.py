@@ -25,6 +25,7 @@ import numpy as np
 from jaxbandit import checks
 from jaxbandit.registry import Registry
 from jaxbandit.theory import adap, corrupt, ftpl, heavy_tailed, ldp_thompson, linear, private_linear, private_thompson
+from jaxbandit.theory.adap import adap_klucb_bound, adap_lower_bound, adap_minimax_lower_bound, adap_ucb_bound
 from jaxbandit.theory.base import Bound, NotApplicable
 from jaxbandit.theory.corrupt import (bernoulli_kl, corrupt_lower_bound, corrupt_lower_bound_constant,
                                       klucb_cf_bound, ldp_rr_upper_bound, rr_upper_bound)
@@ -40,7 +41,7 @@ __all__ = ["Bound", "NotApplicable", "REGISTRY", "Value", "for_policy", "markdow
            "ldp_rr_upper_bound", "rr_upper_bound", "ftpl_beta_bound", "ftpl_gauss_bound", "ftpl_new_bound",
            "gdp_elim_new_bound", "global_dp_lower_bound", "global_dp_lower_bound_rate", "ldp_ts_bound",
            "ldp_ucb_bound", "modified_ts_bound", "modified_ts_minimax_bound", "modified_ts_pulls", "oful_bound",
-           "jdp_linucb_bound"]
+           "jdp_linucb_bound", "adap_ucb_bound", "adap_klucb_bound", "adap_lower_bound", "adap_minimax_lower_bound"]
 
 #: Every bound of the papers by name (`jaxbandit bounds --list`), each a `Bound`.
 REGISTRY = Registry("bound", {b.name: b for module in (adap, ldp_thompson, private_thompson, corrupt, ftpl,
