@@ -555,7 +555,7 @@ def cmd_frontier(args) -> int:
                         notion=args.notion, include=names(args.include), exclude=names(args.exclude),
                         policy_params=_per_algorithm(args.policy_param, "--policy-param"), policy_options=options,
                         runs=args.runs, tuning_runs=args.tuning_runs, tuning_steps=args.tuning_steps, seed=args.seed,
-                        out=args.save, audit=args.audit, progress=args.progress)
+                        out=args.save, audit=args.audit, more_runs=args.more_runs, progress=args.progress)
     print(front.table())
     if args.json:
         _write_json(args.json, front.to_dict())
@@ -752,6 +752,10 @@ def build_parser() -> argparse.ArgumentParser:
                                                  "the same command resumes from it")
     f.add_argument("--audit", action="store_true",
                    help="also audit each point's private component at its parameters and add the lower bound")
+    f.add_argument("--more-runs", type=_integer, metavar="AGENT_STEPS",
+                   help="where a recommendation is not significantly better than a runner-up on the same runs, "
+                        "simulate the tied rows on twice the runs until the order is resolved or this budget of "
+                        "agent-steps (runs x T, e.g. 1e8) is spent")
     f.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
                    help="a line per algorithm and phase (default: on)")
     f.add_argument("--devices", type=_integer, metavar="N", help=DEVICES_HELP)

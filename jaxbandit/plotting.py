@@ -329,42 +329,141 @@ def audit_figure(result, title=None):
     return fig
 
 
+def _ties(row) -> list:
+    """The runner-ups a best row is not significantly better than (its paired ``comparisons``)."""
+    return [c["algorithm"] for c in row.get("comparisons") or () if not c["significant"]]
+
+
+_NOTION_SHORT = {"central": "central (whole-run DP)", "joint": "joint DP (outputs to the other users)",
+                 "shuffle": "shuffle DP (shuffled batches)", "local": "local DP (each report)"}
+
+
+def _frontier_dots(ax, front, family, level):
+    """One level of one trust model as a ranked dot plot: each algorithm's regret at T (±2 SE) on a log axis,
+    least regret at the top, its name beside its point; the recommendation (or the family's best) ringed and named
+    with a star, the rows it is not significantly better than on the same runs marked "≈ tie"; per-round claims and
+    points that do not meet the level greyed; uniform play and the panel's lower bound as vertical lines."""
+    c = front.config
+    rows = sorted((r for r in front.rows if r["family"] == family and r["level"] == level),
+                  key=lambda r: r["regret_mean"])
+    best = next((r for r in rows if r["best_of_family"]), None)
+    tied = set(_ties(best)) if best else set()
+    y = np.arange(len(rows))[::-1]
+    labels = []
+    for yi, r in zip(y, rows):
+        weak = not r["meets"]
+        color = "0.6" if weak else "tab:blue"
+        ax.errorbar(r["regret_mean"], yi, xerr=BAND_Z * r["regret_se"], fmt="o", ms=6, capsize=3, color=color,
+                    zorder=4)
+        name = r["algorithm"]
+        if r is best:
+            ax.plot(r["regret_mean"], yi, marker="o", ms=15, mfc="none", mec="goldenrod", mew=2.2, zorder=3)
+            name = "★ " + name + (" (recommended)" if r["recommended"] else f" (best {family})")
+        elif r["algorithm"] in tied:
+            name += "  ≈ tie"
+        if r["scope"] == "round":
+            name += " (per-round DP)"
+        elif weak:
+            name += " (misses the level)"
+        labels.append(name)
+    ax.set_yticks(y)
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.set_xscale("log")
+    lines = [r["regret_mean"] - BAND_Z * r["regret_se"] for r in rows if r["regret_mean"] > BAND_Z * r["regret_se"]]
+    low = min(lines or [r["regret_mean"] for r in rows])
+    high = max([r["regret_mean"] + BAND_Z * r["regret_se"] for r in rows] + [front.uniform_regret()])
+    ax.axvline(front.uniform_regret(), color="0.5", ls=":", lw=1.2, label="uniform play (T · mean gap)")
+    found = _frontier_lower_bound_values(c, family) if bounds_on() else None
+    if found is not None:
+        _, values, label = found
+        bound = float(np.interp(np.log(level), np.log(found[0]), values))
+        low = min(low, bound)
+        ax.axvline(bound, color="k", ls="--", lw=1.1, label=f"{label}: lower bound, asymptotic ({bound:.3g})")
+    ax.set_xlim(low / 1.6, high * 1.6)  # every point, uniform play and the lower bound in view
+    # 1, 2, 5 per decade, labelled as numbers: the log axis's minor labels collide within a decade or two
+    ax.xaxis.set_major_locator(mticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(mticker.NullFormatter())
+    ax.set_xlabel("pseudo-regret at T (mean ± 2 SE, log scale)")
+    note = ""
+    if best is not None and tied:
+        runs = next(x["runs"] for x in best["comparisons"] if x["algorithm"] in tied)
+        note = f"\n≈ tie: no significant difference from ★ at {runs} paired runs"
+    ax.set_title(f"{_NOTION_SHORT[family]}, ε = {level:g}" + note, fontsize=9)
+    ax.grid(alpha=0.3, axis="x", which="both")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1)
+
+
 def _frontier_lower_bound(ax, config, family):
     """The lower bound of a panel's notion on Bernoulli arms, against ε (asymptotic: drawn as an order):
     central, seed 003 Remark 6, (N/ε) log[((e^ε − 1)T + δT)/((e^ε − 1) + δT)] for any global (ε, δ)-DP policy
     (constant 1: the paper gives none for N arms); local, seed 002 Theorem 1's C_LB log T under the ε-optimal
     randomized response, for the learners that see those bits."""
-    if config["env"] != "bernoulli" or family not in ("central", "local") or not bounds_on():
+    found = _frontier_lower_bound_values(config, family)
+    if found is None or not bounds_on():
         return
+    grid, values, label = found
+    draw_bound(ax, grid, values, label, kind="lower", asymptotic=True, at=f"ε = {max(config['levels']):g}",
+               color="k")
+
+
+def _frontier_lower_bound_values(config, family):
+    """``(ε grid, bound values, label)`` of `_frontier_lower_bound`, or ``None`` where the panel has none: central
+    pure ε-DP (δ = 0), Azize & Basu 2022 Theorem 3, Σ Δ_a log T / min(kl(μ_a, μ*), 6εΔ_a) on these arms; central
+    (ε, δ), seed 003 Remark 6's order; local, seed 002 Theorem 1."""
+    if config["env"] != "bernoulli" or family not in ("central", "local"):
+        return None
     from jaxbandit import theory
     means = np.asarray(config["env_params"]["means"], np.float64)
     T, levels = float(config["horizon"]), config["levels"]
     grid = np.geomspace(min(levels), max(levels), 40)
-    if family == "central":
+    if family == "central" and config["delta"] == 0:
+        try:
+            values = [float(theory.adap_lower_bound(means, T, e)) for e in grid]
+        except theory.NotApplicable:  # tied best arms
+            return None
+        label = "any ε-DP policy on these arms, Azize & Basu 2022 Theorem 3"
+    elif family == "central":
         values = [theory.global_dp_lower_bound_rate(means.size, T, e, config["delta"]) for e in grid]
         label = "any global-DP policy, seed 003 Remark 6 (order, constant 1)"
     else:
         from jaxbandit.mechanisms.randomized_response import optimal_p
         values = [float(theory.corrupt_lower_bound(means, q, q, T)) for q in optimal_p(grid)]
         label = "learners on randomized-response bits, seed 002 Theorem 1"
-    draw_bound(ax, grid, values, label, kind="lower", asymptotic=True, at=f"ε = {max(levels):g}", color="k")
+    return grid, values, label
 
 
 def frontier_figure(front, title=None):
-    """The privacy–regret frontier (`jaxbandit.frontiers.Frontier`): regret at T against the privacy level ε, one
-    line per algorithm with ±2 SE bars, each trust model (central, joint, shuffle, local) in its own panel, per-round claims
-    dashed, the recommended point of each level starred, uniform play's regret for reference, and on Bernoulli arms
-    the lower bound of each panel's notion (`_frontier_lower_bound`; off inside ``bounds_shown(False)``)."""
+    """The privacy–regret frontier (`jaxbandit.frontiers.Frontier`), each trust model (central, joint, shuffle,
+    local) in its own panel, uniform play's regret for reference, and on Bernoulli arms the lower bound of each
+    panel's notion (`_frontier_lower_bound`; off inside ``bounds_shown(False)``).
+
+    Several levels: regret at T against ε, one line per algorithm with ±2 SE bars, per-round claims dashed, the
+    recommended point of each level starred (hollow where it is a tie: not significantly better than a runner-up on
+    the same runs). One level: a ranked dot plot (`_frontier_dots`), the names beside the points."""
     families = [f for f in ("central", "joint", "shuffle", "local") if any(r["family"] == f for r in front.rows)]
     most = max([len({r["algorithm"] for r in front.rows if r["family"] == f}) for f in families] or [1])
     panels = max(len(families), 1)
     cols = panels if panels <= 2 else 2  # three or four trust models: two rows of two, not one wide row
     rows_of_panels = -(-panels // cols)
+    c = front.config
+    if len(c["levels"]) == 1:
+        fig, grid = plt.subplots(rows_of_panels, cols, figsize=(6.8 * cols, (1.9 + 0.34 * most) * rows_of_panels),
+                                 squeeze=False)
+        for ax in grid.ravel()[panels:]:
+            fig.delaxes(ax)
+        for ax, family in zip(grid.ravel(), families):
+            _frontier_dots(ax, front, family, c["levels"][0])
+        fig.suptitle(title or (f"Privacy–regret frontier at ε = {c['levels'][0]:g}: {c['env_label']}, T = "
+                               f"{c['horizon']:g}, {c['runs']} runs per point, tuned on {c['tuning_runs']} other "
+                               "runs"), fontsize=11)
+        fig.tight_layout()
+        return fig
     fig, grid = plt.subplots(rows_of_panels, cols, figsize=(6.4 * cols, (4.6 + 0.16 * most) * rows_of_panels),
                              squeeze=False, sharey=True)
     for ax in grid.ravel()[panels:]:
         fig.delaxes(ax)  # an odd number of panels leaves one cell empty
-    c = front.config
     notion_text = {"central": (f"central: (ε, δ)-DP over the whole run, δ = {c['delta']:g}" if c["delta"] > 0 else
                                "central: pure ε-DP over the whole run (δ = 0)"),
                    "joint": f"joint: (ε, δ)-DP of the outputs to the other users, δ = {c['delta']:g}\n(not DP of "
@@ -390,11 +489,18 @@ def frontier_figure(front, title=None):
                         color=plt.cm.tab20(2 * k % 20 + k // 10 % 2), ls="--" if per_round else "-", label=label,
                         alpha=0.7 if per_round else 1.0)
         best = [r for r in rows if r["best_of_family"]]
-        if best:  # the user's notion's recommendation filled, the other family's best hollow
+        tie = [r for r in best if _ties(r)]
+        clear = [r for r in best if not _ties(r)]
+        for group, tied in ((clear, False), (tie, True)):
+            if not group:
+                continue  # the user's notion's recommendation filled, the other family's best and ties hollow
             label = ("recommended at that ε" if family == c["notion"] else
                      f"best {family} point at that ε ({family} is not the notion asked)")
-            ax.plot([r["level"] for r in best], [r["regret_mean"] for r in best], marker="*", ms=17, ls="none",
-                    mfc="gold" if family == c["notion"] else "none", mec="k", mew=1.2, label=label, zorder=5)
+            if tied:
+                label += ", a tie (not significantly better than a runner-up on the same runs)"
+            ax.plot([r["level"] for r in group], [r["regret_mean"] for r in group], marker="*", ms=17, ls="none",
+                    mfc="gold" if family == c["notion"] and not tied else "none",
+                    mec="goldenrod" if tied else "k", mew=1.6 if tied else 1.2, label=label, zorder=5)
         ax.axhline(front.uniform_regret(), color="0.5", ls=":", lw=1.2, label="uniform play (T · mean gap)")
         ax.set_xscale("log")
         ax.set_yscale("log")

@@ -212,3 +212,15 @@ def test_slope_stays_above_theorem_3(name):
     constant = float(theory.REGISTRY["adap-lower-thm3"](means=MEANS, horizon=math.e, epsilon=1.0))
     assert constant == pytest.approx(7.1, abs=0.05)
     assert slope >= constant, (name, slope, constant)
+
+
+def test_every_run_plays_the_noise_free_schedule_where_the_noise_is_small():
+    """On the ε-sweep's instance {0.8, 0.1 ×4} at ε = 1 the Laplace noise (scale 1/(εn)) is small beside the bonuses:
+    every run stops each suboptimal arm at the power of two that `noise_free_regret` computes on the host from the
+    printed indices with exact estimates (an independent check of the simulated schedule)."""
+    from jaxbandit.experiments.adap import SWEEP_MEANS, noise_free_regret
+    for name in ("adap-ucb", "adap-klucb"):
+        res = simulate(env="bernoulli", env_params={"means": list(SWEEP_MEANS)}, policy=name, horizon=20_000,
+                       runs=16, seed=2, progress=False, policy_params={"epsilon": 1.0})
+        expected = noise_free_regret(name, SWEEP_MEANS, 20_000, 1.0)
+        np.testing.assert_allclose(np.asarray(res.final()), expected, rtol=1e-6)

@@ -33,10 +33,10 @@ def sweeps(monkeypatch):
 
 
 def test_registry_entries_have_one_shape():
-    from jaxbandit.experiments import baselines, corrupt, dp_ftpl, gdp_ts, heavy_tailed, ldp_ts, private_linear
-    entries = [e for m in (baselines, ldp_ts, gdp_ts, corrupt, dp_ftpl, heavy_tailed, private_linear)
+    from jaxbandit.experiments import adap, baselines, corrupt, dp_ftpl, gdp_ts, heavy_tailed, ldp_ts, private_linear
+    entries = [e for m in (baselines, ldp_ts, gdp_ts, corrupt, dp_ftpl, heavy_tailed, private_linear, adap)
                for e in m.EXPERIMENTS]
-    assert len(experiments.REGISTRY) == len(entries) == 31  # every module's entries, no id registered twice
+    assert len(experiments.REGISTRY) == len(entries) == 33  # every module's entries, no id registered twice
     assert {f"dp-ftpl-fig{i}" for i in range(1, 8)} | {f"heavy-fig{i}" for i in range(1, 5)} <= set(
         experiments.REGISTRY)
     for exp_id, exp in experiments.REGISTRY.items():

@@ -372,3 +372,110 @@ def test_comparison_is_the_former_name_of_frontiers():
     with pytest.warns(DeprecationWarning, match="jaxbandit.frontiers"):
         old = importlib.import_module("jaxbandit.comparison")
     assert old.frontier is fr.frontier and old.Frontier is fr.Frontier and old.NOTIONS is fr.TRUST_MODELS
+
+
+# ------------------------------------------------------------------------------------------------ ties
+def _row(name, regret, level=1.0, seed=7, family="central"):
+    row = {"algorithm": name, "family": family, "scope": "run", "meets": True, "level": level,
+           "evaluations": [{"seed": seed, "regret": list(map(float, regret))}], "best_of_family": None,
+           "recommended": None}
+    fr_algorithm.set_regret(row)
+    return row
+
+
+def test_the_recommendation_is_compared_with_each_runner_up_run_by_run():
+    """The paired difference is computed over the runs both rows share (by seed), with its own standard error: a
+    runner-up whose per-run regret is the best's plus 1 ± 0.1 is significantly worse even where the rows' own
+    spreads (unpaired SE ≈ 6) hide it; one that differs by noise is a tie, and the line names it."""
+    rng = np.random.default_rng(0)
+    base = rng.normal(100, 30, size=40)
+    best = _row("a", base)
+    close = _row("b", base + 1 + rng.normal(0, 0.1, 40))
+    noisy = _row("c", base + rng.normal(0, 20, 40))
+    rows = [best, close, noisy]
+    fr_driver._recommend(rows, [1.0], "central")
+    assert best["recommended"]
+    by = {c["algorithm"]: c for c in best["comparisons"]}
+    d = np.asarray(close["evaluations"][0]["regret"]) - base
+    assert by["b"]["difference"] == pytest.approx(d.mean()) and by["b"]["runs"] == 40
+    assert by["b"]["se"] == pytest.approx(d.std(ddof=1) / math.sqrt(40))
+    assert by["b"]["significant"] and abs(close["regret_mean"] - best["regret_mean"]) < 2 * close["regret_se"]
+    assert not by["c"]["significant"]
+    line = fr.result.tie_text(best)
+    assert line.startswith("recommended: a; no significant difference at 40 paired runs from c (")
+    assert "b (" not in line
+    # runs of another seed are not paired
+    other = _row("d", base + 1, seed=8)
+    assert fr.result.paired_difference(other, best) is None
+
+
+def test_a_resolved_order_is_said_and_rows_without_runs_fall_back_to_the_unpaired_mark():
+    base = np.linspace(10, 50, 20)
+    best, worse = _row("a", base), _row("b", base + 5 + 0.01 * np.sin(base))
+    fr_driver._recommend([best, worse], [1.0], "central")
+    assert fr.result.tie_text(best).startswith("recommended: a; better than every runner-up on the same 20 runs "
+                                               "(closest b: +5 ± 0.00")
+    old = {"algorithm": "x", "regret_mean": 10.0, "regret_se": 3.0}
+    assert fr.result._tied({"algorithm": "y", "regret_mean": 14.0, "regret_se": 1.0}, old)
+
+
+@pytest.mark.slow
+def test_more_runs_resolve_a_tie_within_the_budget_on_seeds_the_tuning_never_uses():
+    """Two AdaP rows of one level start tied at 16 runs; ``more_runs`` doubles the tied rows' runs on new seeds (the
+    same for both, neither the tuning nor the evaluation seed) and stops at its budget; the evaluation seed gives a
+    row's own runs back when its point is rebuilt from the row (what the extra runs are simulated at)."""
+    kw = dict(env_params={"means": [0.9, 0.6, 0.5]}, horizon=1000, runs=16, tuning_runs=4, progress=False,
+              include=["adap-ucb", "adap-klucb"], policy_params={"adap-ucb": {"alpha": 3.1},
+                                                                 "adap-klucb": {"alpha": 3.1}})
+    plain = fr.frontier("bernoulli", [1.0], **kw)
+    budget = 16 * 1000 * 2 + 32 * 1000 * 2  # two doublings of two rows
+    front = fr.frontier("bernoulli", [1.0], more_runs=budget, **kw)
+    res = front.resolution
+    assert res["agent_steps"] <= budget and res["budget"] == budget
+    seeds = [b["seed"] for b in res["batches"]]
+    assert len(set(seeds)) == len(seeds) and not {front.config["tuning_seed"], front.config["evaluation_seed"]} & set(seeds)
+    for row in front.rows:
+        assert row["runs"] == sum(len(e["regret"]) for e in row["evaluations"]) >= 16
+        assert [e["seed"] for e in row["evaluations"]][0] == front.config["evaluation_seed"]
+    if res["unresolved"]:
+        assert "no significant difference" in front.table() and "would exceed the budget" in res["stopped"]
+    else:
+        assert "better than every runner-up" in front.table()
+    again = fr.Frontier.from_dict(json.loads(json.dumps(front.to_dict())))
+    assert again.resolution == res and again.table() == front.table()
+    # the row's point rebuilt from its parameters gives its own evaluation runs back
+    row = next(r for r in plain.rows if r["algorithm"] == "adap-klucb")
+    alg = next(a for a in fr.algorithms("bernoulli", kw["env_params"])[0] if a.name == "adap-klucb")
+    copy = {**row, "evaluations": []}
+    fr_algorithm.evaluate_more(alg, "bernoulli", kw["env_params"], 1000, 50, {"alpha": 3.1}, {}, [copy], 16,
+                               plain.config["evaluation_seed"])
+    assert copy["evaluations"][0]["regret"] == row["evaluations"][0]["regret"]
+
+
+def test_one_level_is_drawn_as_a_ranked_dot_plot_with_the_names_and_ties(tmp_path):
+    """With a single ε each panel ranks its rows by regret (least at the top) with the names beside the points; the
+    recommendation is named with a star and ringed (its point stays visible), the rows it is not significantly
+    better than say "≈ tie", and the lower bound's line is inside the axis."""
+    from jaxbandit import plotting
+    rng = np.random.default_rng(1)
+    base = rng.normal(60, 10, 30)
+    rows = [_row("adap-klucb", base), _row("adap-ucb", base + 1 + 8 * np.sin(np.arange(30))), _row("dp-se", base + 200)]
+    for r in rows:
+        r.update(scope="run", notion="pure-dp", regret_quantiles={}, params={"policy": {}}, warnings=[])
+    fr_driver._recommend(rows, [1.0], "central")
+    config = {"env": "bernoulli", "env_params": {"means": [0.9, 0.6, 0.5]}, "env_label": "bernoulli with 3 arms",
+              "levels": [1.0], "delta": 0.0, "notion": "central", "horizon": 2000, "runs": 30, "tuning_runs": 8,
+              "uniform_regret": 466.7}
+    front = fr.Frontier(rows, {}, {}, config, {"tuning": 0.0, "evaluation": 0.0, "total": 0.0})
+    fig = plotting.frontier_figure(front)
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["★ adap-klucb (recommended)", "adap-ucb  ≈ tie", "dp-se"]
+    ticks = list(ax.get_yticks())
+    assert ticks[0] > ticks[1] > ticks[2]  # the least regret at the top
+    assert "≈ tie: no significant difference from ★ at 30 paired runs" in ax.get_title()
+    from jaxbandit import theory
+    bound = float(theory.adap_lower_bound([0.9, 0.6, 0.5], 2000, 1.0))
+    low, high = ax.get_xlim()
+    assert low < bound < high and low < rows[0]["regret_mean"] and high > 466.7
+    plotting.save(fig, str(tmp_path / "one_level.png"))

@@ -92,7 +92,11 @@ def run_algorithm(alg, env, env_params, levels, delta, horizon, runs, tuning_run
          record, given, options, out, progress, label) -> dict:
     """Calibrate, tune and evaluate one algorithm at every level."""
     say = (lambda msg: print(f"{label}: {msg}", flush=True)) if progress else (lambda msg: None)
-    spec = _spec(alg, env, env_params, horizon, record, given, options)
+    try:
+        spec = _spec(alg, env, env_params, horizon, record, given, options)
+    except ValueError as err:  # its defaults cannot run this instance (DP-FTPL's start phase longer than T)
+        return {"rows": [], "reason": f"its default parameters cannot run here: {err}", "tuning_seconds": 0.0,
+                "evaluation_seconds": 0.0}
     K = spec.env.num_arms
     means = np.asarray(spec.env.means(spec.params.env), np.float64)
     accountant = getattr(spec, alg.private).accountant
@@ -166,7 +170,8 @@ def run_algorithm(alg, env, env_params, levels, delta, horizon, runs, tuning_run
                      "regret_mean": float(x.mean()), "regret_se": float(x.std(ddof=1) / math.sqrt(len(x))),
                      "regret_quantiles": {f"{q:g}": float(v) for q, v in zip(QUANTILES, np.quantile(x, QUANTILES))},
                      "runs": runs, "tuning_agent_steps": int(spent[level]), "warnings": warned,
-                     "best_of_family": False, "recommended": False})
+                     "evaluations": [{"seed": eval_seed, "regret": _finals(x)}],
+                     "best_of_family": False, "recommended": False, "comparisons": []})
     skipped_levels = {lv: why.get(lv, "no parameter value meets it") for lv in levels if lv not in chosen}
     for lv, reason in skipped_levels.items():
         say(f"not at epsilon = {lv:g}: {reason}")
@@ -174,6 +179,41 @@ def run_algorithm(alg, env, env_params, levels, delta, horizon, runs, tuning_run
     curve = {"t": res.t.tolist(), "levels": met, "mean": res.mean().tolist(), "se": res.se().tolist()}
     return {"rows": rows, "curve": curve, "tuning_seconds": tuning_seconds, "evaluation_seconds": evaluation_seconds,
             "skipped_levels": skipped_levels}
+
+
+def _finals(x) -> list:
+    """Per-run final regrets as JSON numbers (9 significant digits: a float32 read back exactly)."""
+    return [float(f"{v:.9g}") for v in np.asarray(x, np.float64)]
+
+
+def set_regret(row, quantiles=QUANTILES) -> None:
+    """``row``'s regret mean, standard error, quantiles and run count from all of its ``evaluations``."""
+    x = np.concatenate([np.asarray(e["regret"], np.float64) for e in row["evaluations"]])
+    row.update(regret_mean=float(x.mean()), regret_se=float(x.std(ddof=1) / math.sqrt(len(x))), runs=int(len(x)),
+               regret_quantiles={f"{q:g}": float(v) for q, v in zip(quantiles, np.quantile(x, quantiles))})
+
+
+def evaluate_more(alg, env, env_params, horizon, record, given, options, rows, runs, seed) -> None:
+    """Simulate ``runs`` more runs (seed ``seed``) of ``alg`` at the points of its ``rows`` (their levels), and add
+    them to each row's ``evaluations`` and regret. The points are rebuilt from the rows' parameters, as tuned and
+    calibrated (tests/test_frontier.py checks that the evaluation seed gives the rows' own runs back)."""
+    spec = _spec(alg, env, env_params, horizon, record, given, options)
+    points = [_row_point(alg, spec, r) for r in rows]
+    final = run_spec(spec.with_points(points), runs=runs, seed=seed, progress=False).final()
+    for row, x in zip(rows, final):
+        row["evaluations"].append({"seed": int(seed), "regret": _finals(x)})
+        set_regret(row)
+
+
+def _row_point(alg, spec, row):
+    """The `jaxbandit.SimParams` of ``row`` (its tuned and calibrated parameters on the spec's defaults; those the
+    horizon decides, unset in the defaults, bound again)."""
+    def fields(params, values):
+        return with_fields(params, {k: v for k, v in values.items() if getattr(params, k) is not None}, host=True)
+    point = spec.params._replace(policy=fields(spec.params.policy, row["params"]["policy"]))
+    if "privatizer" in row["params"]:
+        point = point._replace(privatizer=fields(point.privatizer, row["params"]["privatizer"]))
+    return bind_point(spec, point)
 
 
 def _grid_edge(policy, values) -> list:

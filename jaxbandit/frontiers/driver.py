@@ -12,16 +12,17 @@ import numpy as np
 from jaxbandit import checks
 from jaxbandit import spec as specs
 from jaxbandit.simulation import MAX_SEED, simulate
-from jaxbandit.frontiers.algorithm import audit_row, run_algorithm
+from jaxbandit.frontiers.algorithm import audit_row, evaluate_more, run_algorithm
 from jaxbandit.frontiers.catalogue import TRUST_MODELS, algorithms, instance_of, params_for
-from jaxbandit.frontiers.result import FORMAT, VERSION, Frontier, write_json
+from jaxbandit.frontiers.result import FORMAT, VERSION, Frontier, compare, write_json
 
 
 def frontier(env, budgets: Sequence[float], *, horizon: int, env_params: Mapping | None = None, delta: float = 0.0,
              notion: str = "central", include: Sequence[str] | None = None, exclude: Sequence[str] | None = None,
              policy_params: Mapping | None = None, policy_options: Mapping | None = None, runs: int = 200,
              tuning_runs: int = 50, tuning_steps: int = 24, seed: int = 0, record: int = 50,
-             out: str | None = None, audit: bool = False, progress: bool = True) -> Frontier:
+             out: str | None = None, audit: bool = False, more_runs: int | None = None,
+             progress: bool = True) -> Frontier:
     """The privacy–regret frontier of an instance (module docstring).
 
     Args:
@@ -43,6 +44,11 @@ def frontier(env, budgets: Sequence[float], *, horizon: int, env_params: Mapping
       audit: also run the Monte-Carlo audit of each point's private component at its calibrated parameters
         (`jaxbandit.audit`, its default trials) and add its lower bound to the row (``audit``; ``None`` where the
         component has no audit of its name).
+      more_runs: a budget of agent-steps (runs × T) for resolving ties: while a level's recommendation is not
+        significantly better than some runner-up on the same runs (`jaxbandit.frontiers.result.compare`), the tied
+        rows are simulated again on as many new runs as they have, from a new seed shared by all of them (never the
+        tuning one), until every order is resolved or the next doubling would exceed the budget; ``None``: no more
+        runs (the table still says where the recommendation is a tie).
       progress: print a line per algorithm and phase.
 
     Returns:
@@ -62,6 +68,8 @@ def frontier(env, budgets: Sequence[float], *, horizon: int, env_params: Mapping
     tuning_steps = checks.positive_int("tuning_steps", tuning_steps)
     seed = checks.positive_int("seed", seed, minimum=0, maximum=MAX_SEED)
     record = checks.positive_int("record", record, minimum=2)
+    if more_runs is not None:
+        more_runs = checks.positive_int("more_runs", more_runs)
     options = dict(policy_options or {})
     for k, v in options.items():
         if not isinstance(v, Mapping):
@@ -83,7 +91,7 @@ def frontier(env, budgets: Sequence[float], *, horizon: int, env_params: Mapping
               "exclude": list(exclude) if exclude else None, "audit": bool(audit),
               "policy_params": specs.jsonable(policy_params or {}),
               "policy_options": specs.jsonable(options), "algorithms": [a.name for a in found],
-              "uniform_regret": uniform_regret}
+              "uniform_regret": uniform_regret, "more_runs": more_runs}
     state = _resume(out, config)
     rows, curves, seconds = state["rows"], state["curves"], state["seconds"]
     before = seconds.pop("total", 0.0)  # the wall time of the calls this one resumes
@@ -120,14 +128,62 @@ def frontier(env, budgets: Sequence[float], *, horizon: int, env_params: Mapping
                          "done": sorted(done),
                          "seconds": {**seconds, "total": before + time.perf_counter() - t_start}})
     _recommend(rows, levels, notion)
+    resolution = {}
+    if more_runs:
+        t_more = time.perf_counter()
+        by_name = {a.name: a for a in found}
+        resolution = _resolve_ties(rows, levels, notion, more_runs, {tuning_seed, eval_seed}, seed, progress,
+                                   lambda name, tied, n, s: evaluate_more(
+                                       by_name[name], env, env_params, horizon, record,
+                                       params_for(by_name[name], policy_params), params_for(by_name[name], options),
+                                       tied, n, s), horizon)
+        seconds["more_runs"] = time.perf_counter() - t_more
     seconds["total"] = before + time.perf_counter() - t_start
-    result = Frontier(rows, curves, skipped, config, seconds)
+    result = Frontier(rows, curves, skipped, config, seconds, resolution)
     if out:
         write_json(os.path.join(out, "frontier.json"), {**result.to_dict(), "done": sorted(done)})
     return result
 
 
 _AT = " at epsilon = "
+
+
+def _resolve_ties(rows, levels, notion, budget, used_seeds, seed, progress, evaluate, horizon) -> dict:
+    """Simulate the tied rows again on more runs (`frontier`'s ``more_runs``) until no recommendation is a tie or
+    the budget is spent; returns ``{"budget", "agent_steps", "batches": [{"seed", "runs", "rows"}], "unresolved":
+    [levels], "stopped": reason}``."""
+    spent, batches, used = 0, [], set(used_seeds)
+    while True:
+        tied = {}
+        for level in levels:
+            best = next((r for r in rows if r["level"] == level and r["recommended"]), None)
+            names = [c["algorithm"] for c in (best or {}).get("comparisons", ()) if not c["significant"]]
+            if names:
+                for name in [best["algorithm"]] + names:
+                    tied.setdefault(name, []).append(next(r for r in rows if r["level"] == level
+                                                          and r["algorithm"] == name))
+        unresolved = sorted({r["level"] for rs in tied.values() for r in rs})
+        if not tied:
+            return {"budget": budget, "agent_steps": spent, "batches": batches, "unresolved": [],
+                    "stopped": "every recommendation is resolved"}
+        extra = max(r["runs"] for rs in tied.values() for r in rs)  # doubles the tied rows' runs
+        cost = sum(len(rs) for rs in tied.values()) * extra * horizon
+        if spent + cost > budget:
+            return {"budget": budget, "agent_steps": spent, "batches": batches, "unresolved": unresolved,
+                    "stopped": f"the next doubling ({cost:.3g} agent-steps) would exceed the budget"}
+        k = len(batches) + 1
+        new = int(np.random.SeedSequence([seed, 1, k]).generate_state(1)[0]) % (MAX_SEED + 1)
+        while new in used:  # never a seed the tuning or an earlier evaluation drew from
+            new = (new + 1) % (MAX_SEED + 1)
+        used.add(new)
+        if progress:
+            print(f"more runs: {extra} more of {', '.join(sorted(tied))} (tied at epsilon = "
+                  f"{', '.join(f'{lv:g}' for lv in unresolved)})", flush=True)
+        for name, tied_rows in tied.items():
+            evaluate(name, tied_rows, extra, new)
+        spent += cost
+        batches.append({"seed": new, "runs": extra, "rows": {n: [r["level"] for r in rs] for n, rs in tied.items()}})
+        _recommend(rows, levels, notion)
 
 
 def _level_key(name: str, level: float) -> str:
@@ -174,9 +230,11 @@ def _resume(out, config) -> dict:
 
 def _recommend(rows, levels, notion):
     """Mark each level's best point of each family among those meeting the family's notion (``best_of_family``),
-    and the user's notion's as ``recommended``."""
+    the user's notion's as ``recommended``, and compare each best point with its family's runner-ups on the same
+    runs (``comparisons``, `jaxbandit.frontiers.result.compare`)."""
     for r in rows:
         r["best_of_family"] = r["recommended"] = False
+        r["comparisons"] = []
     for level in levels:
         for family in TRUST_MODELS:
             eligible = [r for r in rows if r["level"] == level and r["meets"] and r["family"] == family]
@@ -184,6 +242,7 @@ def _recommend(rows, levels, notion):
                 best = min(eligible, key=lambda r: r["regret_mean"])
                 best["best_of_family"] = True
                 best["recommended"] = family == notion
+                best["comparisons"] = compare(best, [r for r in eligible if r is not best])
 
 
 # ------------------------------------------------------------------------------------------------ one algorithm

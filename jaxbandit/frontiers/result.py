@@ -30,7 +30,10 @@ class Frontier:
       skipped: ``{algorithm: reason}`` for the algorithms left out (not applicable, or no level met), and
         ``{"ALGORITHM at epsilon = LEVEL": reason}`` for a level an included algorithm cannot reach.
       config: the request (instance, levels, δ, horizon, runs, seeds, tuning budget, notion).
-      seconds: ``{"tuning": s, "evaluation": s, "total": s}`` (and ``"audit"`` with ``audit=True``).
+      seconds: ``{"tuning": s, "evaluation": s, "total": s}`` (and ``"audit"`` with ``audit=True``,
+        ``"more_runs"`` with ``more_runs``).
+      resolution: with ``more_runs``, how the ties were resolved: ``{"budget", "agent_steps", "batches",
+        "unresolved", "stopped"}`` (`frontier`); ``{}`` otherwise.
     """
 
     rows: list
@@ -38,6 +41,7 @@ class Frontier:
     skipped: dict
     config: dict
     seconds: dict
+    resolution: dict = dataclasses.field(default_factory=dict)
 
     def recommended(self) -> dict:
         """``{level: row}``: the recommended point at each level (module docstring), where one meets it."""
@@ -49,7 +53,8 @@ class Frontier:
 
     def to_dict(self) -> dict:
         return {"format": FORMAT, "version": VERSION, "config": self.config, "rows": self.rows,
-                "curves": self.curves, "skipped": self.skipped, "seconds": self.seconds}
+                "curves": self.curves, "skipped": self.skipped, "seconds": self.seconds,
+                "resolution": self.resolution}
 
     @classmethod
     def from_dict(cls, saved: Mapping) -> "Frontier":
@@ -65,7 +70,7 @@ class Frontier:
         if missing:
             raise ValueError(f"not a complete frontier (no {', '.join(missing)})")
         return cls(list(saved["rows"]), dict(saved.get("curves", {})), dict(saved["skipped"]),
-                   dict(saved["config"]), dict(saved["seconds"]))
+                   dict(saved["config"]), dict(saved["seconds"]), dict(saved.get("resolution") or {}))
 
     @classmethod
     def load(cls, path: str) -> "Frontier":
@@ -84,8 +89,9 @@ class Frontier:
 
     def table(self) -> str:
         """The frontier as text: one block per level, rows by regret; ``*`` the recommended point, ``+`` the best of
-        the other family, ``≈`` points of the same family within two standard errors (of the difference) of those,
-        ``!`` a warning (listed below)."""
+        the other family, ``≈`` points of the same family not significantly worse than those (the paired
+        comparison, `compare`), ``!`` a warning (listed below); under each block the recommendation's line
+        (`tie_text`): the runner-ups it is not significantly better than, or that it is better than every one."""
         lines = [f"Privacy-regret frontier: {self.config['env_label']}, T = {self.config['horizon']}, "
                  f"{self.config['runs']} evaluation runs; recommendation under {TRUST_MODELS[self.config['notion']]}"
                  + (f", delta = {self.config['delta']:g}" if self.config["notion"] != "local" else "")]
@@ -108,6 +114,9 @@ class Frontier:
                              f"{a['lower_bound']:.3g}" + (" VIOLATED]" if a["violated"] else "]"))
                 lines.append(f" {mark} {r['algorithm']:29s} {r['family']:7s} {_short_claim(r):36s} "
                              f"{r['regret_mean']:>11.5g} ± {r['regret_se']:<7.3g}  {shown}{warn}{audit}")
+            chosen = [r for r in rows if r["recommended"]]
+            if chosen and chosen[0].get("comparisons") is not None:
+                lines.append(f"   {tie_text(chosen[0])}")
         if self.skipped:
             lines.append("\nnot included:")
             lines += [f"  {name}: {reason}" for name, reason in sorted(self.skipped.items())]
@@ -115,9 +124,16 @@ class Frontier:
         if warned:
             lines.append("\nwarnings (!):")
             lines += [f"  {r['algorithm']} at epsilon = {r['level']:g}: {w}" for r in warned for w in r["warnings"]]
+        if self.resolution:
+            res = self.resolution
+            lines.append(f"\nmore runs: {len(res['batches'])} batch(es), {res['agent_steps']:.3g} of "
+                         f"{res['budget']:.3g} agent-steps; {res['stopped']}"
+                         + (f"; still tied at epsilon = {', '.join(f'{lv:g}' for lv in res['unresolved'])}"
+                            if res["unresolved"] else ""))
         s = self.seconds
         lines.append(f"\n{s['total']:.0f} s: tuning {s['tuning']:.0f} s, evaluation {s['evaluation']:.0f} s"
-                     + (f", audits {s['audit']:.0f} s" if "audit" in s else ""))
+                     + (f", audits {s['audit']:.0f} s" if "audit" in s else "")
+                     + (f", more runs {s['more_runs']:.0f} s" if "more_runs" in s else ""))
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -138,7 +154,60 @@ def _short_claim(row) -> str:
 
 
 def _tied(row, best) -> bool:
+    """Whether ``row`` is not significantly worse than ``best``: from their paired comparison where the rows carry
+    their runs (`compare`), else (files without them) within two standard errors of the unpaired difference."""
+    for c in best.get("comparisons") or ():
+        if c["algorithm"] == row["algorithm"]:
+            return not c["significant"]
     return abs(row["regret_mean"] - best["regret_mean"]) <= 2 * math.hypot(row["regret_se"], best["regret_se"])
+
+
+#: A paired difference is significant when its mean is more than this many standard errors from 0 (about 95%).
+SIGNIFICANCE_Z = 2.0
+
+
+def paired_difference(row, best) -> dict | None:
+    """``row``'s regret minus ``best``'s, run by run over the evaluation seeds both were simulated on (every row's
+    run r of one seed sees the same rewards: common random numbers, so the difference's spread is far below either
+    row's): ``{"difference", "se", "runs"}``, or ``None`` where they share no run (rows of an older file)."""
+    mine = {e["seed"]: e["regret"] for e in row.get("evaluations") or ()}
+    pairs = [(a, b) for e in best.get("evaluations") or () if e["seed"] in mine
+             for a, b in zip(mine[e["seed"]], e["regret"])]
+    if len(pairs) < 2:
+        return None
+    d = [a - b for a, b in pairs]
+    mean = math.fsum(d) / len(d)
+    var = math.fsum((x - mean) ** 2 for x in d) / (len(d) - 1)
+    return {"difference": mean, "se": math.sqrt(var / len(d)), "runs": len(d)}
+
+
+def compare(best, others) -> list:
+    """The recommendation's comparison with each runner-up (``others``: the rows of its family meeting the level),
+    best first: ``[{"algorithm", "difference", "se", "runs", "significant"}]`` sorted by difference, where
+    ``significant`` says the runner-up's regret is higher by more than `SIGNIFICANCE_Z` paired standard errors."""
+    out = []
+    for r in others:
+        d = paired_difference(r, best)
+        if d is not None:
+            out.append({"algorithm": r["algorithm"], **d,
+                        "significant": bool(d["difference"] > SIGNIFICANCE_Z * d["se"])})
+    return sorted(out, key=lambda c: c["difference"])
+
+
+def tie_text(best) -> str:
+    """The recommendation's line: where the order against the runner-ups is resolved, and where it is not, "no
+    significant difference at N runs" naming the rows (each difference ± its paired SE)."""
+    comps = best.get("comparisons") or []
+    tied = [c for c in comps if not c["significant"]]
+    head = f"recommended: {best['algorithm']}"
+    if not comps:
+        return head + " (no runner-up with paired runs to compare)"
+    if not tied:
+        c = comps[0]
+        return (head + f"; better than every runner-up on the same {c['runs']} runs (closest {c['algorithm']}: "
+                f"+{c['difference']:.4g} ± {c['se']:.2g})")
+    names = ", ".join(f"{c['algorithm']} ({c['difference']:+.4g} ± {c['se']:.2g})" for c in tied)
+    return head + f"; no significant difference at {tied[0]['runs']} paired runs from {names}"
 
 
 def _flat(params: dict) -> dict:
