@@ -165,10 +165,16 @@ def _check_grid_tuning_and_evaluation_against_simulate(front):
     for r in (r for r in front.rows if r["algorithm"] == "dp-se"):
         t = r["tuning"]
         grid = policies.get("dp-se", 2).tunable["beta"]
-        assert t["method"] == "grid" and [v["beta"] for v in t["values"]] == list(grid)
+        betas = [v["beta"] for v in t["values"]]
+        assert t["method"] == "expanding grid search" and betas[:len(grid)] == list(grid)  # the grid first
+        assert len(betas) > len(grid) and t["status"]["beta"] in ("interior", "hard edge", "plateau")
         best = t["values"][int(np.argmin(t["regret"]))]
         assert r["params"]["policy"]["beta"] == pytest.approx(best["beta"], rel=1e-6)
-        assert r["tuning_agent_steps"] == len(grid) * 10 * 400
+        assert r["tuning_agent_steps"] == len(betas) * 10 * 400
+        # every point of the search is what `sweep` gives at that β on the tuning seed's runs (common random numbers)
+        again = jb.sweep("bernoulli", "dp-se", env_params={"means": MEANS}, policy_params={"epsilon": r["level"]},
+                         grid={"policy.beta": betas}, horizon=400, runs=10, seed=c["tuning_seed"], realized=False)
+        assert again.final().mean(1) == pytest.approx(t["regret"], rel=1e-6)
     # an independent re-simulation of its rows with `sweep` and the evaluation seed gives their numbers
     rows = sorted((r for r in front.rows if r["algorithm"] == "thompson+linear"), key=lambda r: r["level"])
     res = jb.sweep("bernoulli", "thompson", privatizer="linear", env_params={"means": MEANS},

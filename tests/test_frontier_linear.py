@@ -28,5 +28,7 @@ def test_linear_frontier_ranks_trust_models_in_their_own_panels(tmp_path):
     assert len(recommended) == 1 and recommended[0]["family"] == "shuffle"  # only the notion asked is recommended
     assert front.uniform_regret() > 0  # simulated: the instance changes with the run
     fig = plotting.frontier_figure(front)
-    assert [ax.get_title().split(":")[0] for ax in fig.axes] == ["joint", "shuffle", "local"]
+    # one level: a ranked dot plot per trust model, titled by its notion and the level
+    assert [ax.get_title().split(" ")[0] for ax in fig.axes] == ["joint", "shuffle", "local"]
+    assert all(ax.get_title().split("\n")[0].endswith("ε = 2") for ax in fig.axes)
     plotting.save(fig, str(tmp_path / "f.png"))

@@ -351,3 +351,62 @@ def test_cli_tunes_lazy_ucb_under_a_pure_epsilon_budget(tmp_path, capsys):
     assert (data["eta"], data["epsilon"], data["delta"]) == (None, 0.5, 0.0)
     assert data["config"]["range"] == [0.0, math.inf] and data["config"]["budget_delta"] == 0.0
     assert len(data["grid"]["values"]) == 3 and all(v > 0 for v in data["grid"]["values"])
+
+
+# ------------------------------------------------------------------------------------------- expanding search
+def _search(grids, f, valid=lambda v: True, **kw):
+    """Run `expanding_search` against ``f``; returns (result, the batches it asked for)."""
+    from jaxbandit.tuning.search import expanding_search
+    gen = expanding_search(grids, valid, **kw)
+    batches = []
+    try:
+        points = next(gen)
+        while True:
+            batches.append(points)
+            points = gen.send([f(p) for p in points])
+    except StopIteration as done:
+        return done.value, batches
+
+
+def test_the_search_goes_beyond_its_grid_to_an_interior_optimum():
+    """An optimum at c1 = 0.003, thirty times below the grid (0.1, 0.5, 1.5): the grid comes first, then steps
+    down until the best is interior, then midpoints around it."""
+    f = lambda p: (math.log(p["c1"]) - math.log(0.003)) ** 2
+    result, batches = _search({"c1": (0.1, 0.5, 1.5)}, f)
+    assert [p["c1"] for p in batches[0]] == [0.1, 0.5, 1.5]
+    assert result.status == {"c1": "interior"} and 0.0015 < result.best["c1"] < 0.006
+    assert result.regret == min(m for _, m in result.points) and not result.movable()
+
+
+def test_two_parameters_and_an_integer_one():
+    f = lambda p: math.log(p["c1"] / 0.02) ** 2 + math.log(p["c2"] / 0.6) ** 2
+    result, _ = _search({"c1": (0.1, 0.5, 1.5), "c2": (0.25, 1.0, 3.0)}, f)
+    assert result.status == {"c1": "interior", "c2": "interior"}
+    assert result.best["c1"] == pytest.approx(0.02, rel=0.5) and result.best["c2"] == pytest.approx(0.6, rel=0.5)
+    result, batches = _search({"b": (0, 3, 9, 27)}, lambda p: (math.log1p(p["b"]) - math.log(150)) ** 2,
+                              integer=("b",))
+    assert all(float(p["b"]).is_integer() for batch in batches for p in batch)
+    assert result.status == {"b": "interior"} and 100 <= result.best["b"] <= 220
+
+
+def test_edges_that_cannot_move_plateaus_and_edges_that_could():
+    """β < 1 refused: the search approaches 1 and calls that end hard; a flat regret is a plateau (no step beyond);
+    a regret that keeps falling past the steps allowed leaves the best at a movable edge; refused points are
+    never asked for."""
+    result, batches = _search({"beta": (1e-5, 1e-3, 0.1, 0.5)}, lambda p: -p["beta"], valid=lambda p: p["beta"] < 1)
+    assert result.status == {"beta": "hard edge"} and 0.9 < result.best["beta"] < 1
+    assert all(p["beta"] < 1 for batch in batches for p in batch)
+    result, batches = _search({"x": (1.0, 2.0, 3.0)}, lambda p: 5.0)
+    assert result.status == {"x": "plateau"} and max(p["x"] for b in batches for p in b) == 3.0
+    result, _ = _search({"x": (1.0, 2.0, 3.0)}, lambda p: -p["x"], max_expansions=3)
+    assert result.status == {"x": "movable edge"} and result.movable() == ["x"] and result.best["x"] >= 24
+    assert _search({"x": (1.0, 2.0)}, lambda p: 0.0, valid=lambda p: False)[0] is None  # nothing valid
+
+
+def test_refinement_takes_the_midpoints_on_both_sides():
+    """Around an interior best both neighbours' midpoints are simulated (the second one was once lost when the first
+    was inserted into the axis)."""
+    result, batches = _search({"b": (0, 10, 100, 1000)}, lambda p: abs(p["b"] - 400), integer=("b",), refinements=1)
+    assert {p["b"] for p in batches[-1]} == {55.0, 550.0}
+    result, batches = _search({"x": (0.1, 1.0, 10.0)}, lambda p: abs(math.log(p["x"])), refinements=1)
+    assert sorted(p["x"] for p in batches[-1]) == pytest.approx([math.sqrt(0.1), math.sqrt(10)])

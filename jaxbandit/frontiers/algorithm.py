@@ -3,7 +3,6 @@ calibration on the budget's boundary, its tuning (a grid of its tunable paramete
 is cheaper), its evaluation on fresh runs, and its audit."""
 from __future__ import annotations
 
-import itertools
 import math
 import os
 import time
@@ -16,6 +15,7 @@ from jaxbandit.accounting.accountants import Budget
 from jaxbandit.simulation import MAX_SEED, run_spec
 from jaxbandit.frontiers.catalogue import SCOPE_OF, instance_of, moment_params
 from jaxbandit.tuning.diagnostics import near_uniform
+from jaxbandit.tuning.search import MAX_EXPANSIONS, expanding_search
 from jaxbandit.types import with_fields
 
 QUANTILES = (0.1, 0.5, 0.9)  # the regret quantiles a row reports
@@ -81,11 +81,74 @@ def _calibrated_point(alg, spec, point, level, delta, given, why=None):
         return fail(str(err))
 
 
-def _grid(policy, given) -> list[dict]:
-    """Every combination of the policy's tunable values (those the user fixed left out)."""
-    space = {k: v for k, v in dict(policy.tunable).items() if k not in given}
-    names = sorted(space)
-    return [dict(zip(names, combo)) for combo in itertools.product(*(space[n] for n in names))] or [{}]
+def _tune_search(alg, spec, levels, delta, given, tuning_runs, tuning_seed, why, say):
+    """The policy's tunable parameters (those the user fixed left out) at every level by `expanding_search`, the
+    calibrated one on the level's boundary at every point, the levels' rounds batched into one simulation each, on
+    the tuning seed's runs; ``(chosen, tuning, spent, warnings)`` per level, as `_tune_gradient`."""
+    grids = {k: v for k, v in dict(spec.policy.tunable).items() if k not in given}
+    integer = {k for k in grids if np.issubdtype(np.asarray(getattr(spec.params.policy, k)).dtype, np.integer)}
+    chosen, tuning, spent, warns = {}, {}, {}, {}
+    if not grids:
+        for level in levels:
+            point = _calibrated_point(alg, spec, spec.params, level, delta, given, why)
+            if point is not None:
+                chosen[level], tuning[level], spent[level], warns[level] = point, {"method": "none"}, 0, []
+        return chosen, tuning, spent, warns
+    points = {}  # (level, values) -> its calibrated point
+
+    def valid_at(level):
+        def valid(values):
+            base = spec.params._replace(policy=with_fields(spec.params.policy, values, host=True))
+            point = _calibrated_point(alg, spec, base, level, delta, given, why)
+            points[(level, _values_key(values))] = point
+            return point is not None
+        return valid
+
+    searches = {level: expanding_search(grids, valid_at(level), integer=integer) for level in levels}
+    asked = {}
+    for level, search in list(searches.items()):
+        try:
+            asked[level] = next(search)
+        except StopIteration as done:
+            searches.pop(level)
+            _searched(level, done.value, tuning_runs, spec.horizon, chosen, tuning, spent, warns, points)
+    say(f"tuning {', '.join(sorted(grids))} by an expanding grid search, {tuning_runs} runs a point")
+    while asked:
+        batch = [points[(lv, _values_key(v))] for lv in asked for v in asked[lv]]
+        padded = batch + [batch[-1]] * (_padded(len(batch)) - len(batch))  # few batch shapes: few compilations
+        mean = run_spec(spec.with_points(padded), runs=tuning_runs, seed=tuning_seed, progress=False).final().mean(1)
+        i, following = 0, {}
+        for level, values in asked.items():
+            means = [float(m) for m in mean[i:i + len(values)]]
+            i += len(values)
+            try:
+                following[level] = searches[level].send(means)
+            except StopIteration as done:
+                _searched(level, done.value, tuning_runs, spec.horizon, chosen, tuning, spent, warns, points)
+        asked = following
+    return chosen, tuning, spent, warns
+
+
+def _values_key(values) -> tuple:
+    return tuple(sorted((k, float(v)) for k, v in values.items()))
+
+
+def _padded(n: int) -> int:
+    """The number of points a tuning batch is padded to: the next power of two."""
+    return 1 << max(n - 1, 0).bit_length()
+
+
+def _searched(level, result, tuning_runs, horizon, chosen, tuning, spent, warns, points) -> None:
+    """One level's search result into the tuning records (nothing where no grid point was valid there)."""
+    if result is None:
+        return
+    chosen[level] = points[(level, _values_key(result.best))]
+    tuning[level] = {"method": "expanding grid search", "runs": tuning_runs, "rounds": result.rounds,
+                     "values": [v for v, _ in result.points], "regret": [m for _, m in result.points],
+                     "status": dict(result.status)}
+    spent[level] = len(result.points) * tuning_runs * horizon
+    warns[level] = [f"the best {n} = {result.best[n]:g} is at an end of its search that could still move (after "
+                    f"{MAX_EXPANSIONS} steps beyond its grid): not recommended" for n in result.movable()]
 
 
 def run_algorithm(alg, env, env_params, levels, delta, horizon, runs, tuning_runs, tuning_steps, tuning_seed, eval_seed,
@@ -100,43 +163,19 @@ def run_algorithm(alg, env, env_params, levels, delta, horizon, runs, tuning_run
     K = spec.env.num_arms
     means = np.asarray(spec.env.means(spec.params.env), np.float64)
     accountant = getattr(spec, alg.private).accountant
+    # the gradient only for a parameter the accountant leaves free that has no grid to search
     gradient = (alg.private == "policy" and accountant.tuned is not None and accountant.calibrated is not None
                 and accountant.calibrated in spec.params.policy._fields
-                and not {accountant.calibrated, accountant.tuned[0]} & set(given))
+                and not {accountant.calibrated, accountant.tuned[0]} & set(given)
+                and accountant.tuned[0] not in dict(spec.policy.tunable))
     t0 = time.perf_counter()
     chosen, tuning, spent, warns, why = {}, {}, {}, {}, {}
     if gradient:
         chosen, tuning, spent, warns = _tune_gradient(alg, spec, env, env_params, levels, delta, horizon,
                                                       tuning_runs, tuning_steps, tuning_seed, given, options, say)
     else:
-        grid = _grid(spec.policy, given)
-        candidates = {}
-        for level in levels:
-            for values in grid:
-                base = spec.params._replace(policy=with_fields(spec.params.policy, values, host=True))
-                point = _calibrated_point(alg, spec, base, level, delta, given, why)
-                if point is not None:
-                    candidates.setdefault(level, []).append((values, point))
-        if len(grid) > 1 and candidates:
-            flat = [(lv, v, p) for lv, items in candidates.items() for v, p in items]
-            say(f"tuning {', '.join(sorted(grid[0]))}: {len(flat)} points x {tuning_runs} runs")
-            tuned = run_spec(spec.with_points([p for _, _, p in flat]), runs=tuning_runs, seed=tuning_seed,
-                             progress=False)
-            mean = tuned.final().mean(1)
-            for level in candidates:
-                idx = [j for j, (lv, _, _) in enumerate(flat) if lv == level]
-                best = min(idx, key=lambda j: mean[j])
-                chosen[level] = flat[best][2]
-                tuning[level] = {"method": "grid", "runs": tuning_runs, "values": [flat[j][1] for j in idx],
-                                 "regret": [float(mean[j]) for j in idx]}
-                spent[level] = len(idx) * tuning_runs * horizon
-                flat_regret = max(mean[j] for j in idx) == min(mean[j] for j in idx)  # nothing told them apart
-                warns[level] = [] if flat_regret else _grid_edge(spec.policy, flat[best][1])
-        else:
-            for level, items in candidates.items():
-                chosen[level] = items[0][1]
-                tuning[level] = {"method": "none"}
-                spent[level] = 0
+        chosen, tuning, spent, warns = _tune_search(alg, spec, levels, delta, given, tuning_runs, tuning_seed, why,
+                                                    say)
     tuning_seconds = time.perf_counter() - t0
     if not chosen:
         last = f"; at epsilon = {levels[-1]:g}: {why[levels[-1]]}" if levels[-1] in why else ""
@@ -171,6 +210,8 @@ def run_algorithm(alg, env, env_params, levels, delta, horizon, runs, tuning_run
                      "regret_quantiles": {f"{q:g}": float(v) for q, v in zip(QUANTILES, np.quantile(x, QUANTILES))},
                      "runs": runs, "tuning_agent_steps": int(spent[level]), "warnings": warned,
                      "evaluations": [{"seed": eval_seed, "regret": _finals(x)}],
+                     "movable_edge": sorted(n for n, st in tuning[level].get("status", {}).items()
+                                            if st == "movable edge"),
                      "best_of_family": False, "recommended": False, "comparisons": []})
     skipped_levels = {lv: why.get(lv, "no parameter value meets it") for lv in levels if lv not in chosen}
     for lv, reason in skipped_levels.items():
@@ -214,16 +255,6 @@ def _row_point(alg, spec, row):
     if "privatizer" in row["params"]:
         point = point._replace(privatizer=fields(point.privatizer, row["params"]["privatizer"]))
     return bind_point(spec, point)
-
-
-def _grid_edge(policy, values) -> list:
-    """A warning for each tuned value at an end of its grid (the best may lie beyond it)."""
-    out = []
-    for name, value in values.items():
-        grid = sorted(dict(policy.tunable)[name])
-        if len(grid) > 1 and value in (grid[0], grid[-1]):
-            out.append(f"the best {name} = {value:g} is at an end of its grid {grid}: the optimum may lie beyond it")
-    return out
 
 
 def _tune_gradient(alg, spec, env, env_params, levels, delta, horizon, tuning_runs, tuning_steps, tuning_seed,

@@ -237,7 +237,9 @@ def _recommend(rows, levels, notion):
         r["comparisons"] = []
     for level in levels:
         for family in TRUST_MODELS:
-            eligible = [r for r in rows if r["level"] == level and r["meets"] and r["family"] == family]
+            # a row whose tuned value sits at an edge that could still move is shown, never recommended
+            eligible = [r for r in rows if r["level"] == level and r["meets"] and r["family"] == family
+                        and not r.get("movable_edge")]
             if eligible:
                 best = min(eligible, key=lambda r: r["regret_mean"])
                 best["best_of_family"] = True

@@ -234,7 +234,7 @@ def modified_thompson(num_arms: int, *, release: str = "tail-safe", accounting: 
     return Policy("modified-thompson", num_arms, init, draw, select, update, validate,
                   ModifiedParams(b=jnp.asarray(0, jnp.int32), c=jnp.asarray(1.0)), reward_range=(0.0, 1.0),
                   accountant=_accountant(accounting), options={"release": release, "accounting": accounting},
-                  log_prob=log_prob)
+                  log_prob=log_prob, tunable={"b": (0, 10, 100, 1000)})  # c = c*(b): the accountant's
 
 
 # The registrations (`jaxbandit.registry`): each policy's privacy claim, audits and golden case.

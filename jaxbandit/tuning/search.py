@@ -1,0 +1,202 @@
+"""`expanding_search`: a grid search over several parameters that does not stop at its grid's edge.
+
+The frontier tunes every algorithm's free parameters (`jaxbandit.types.Policy.tunable`) on simulated runs. A fixed
+grid answers "the best of these values"; where the best sits at an edge of the grid, the optimum may lie beyond
+it, and the answer changes when the grid grows. This search starts from the grid and then:
+
+1. **expands**: while a parameter's best value (the others at theirs) is at an end of its axis and strictly better
+   than its inner neighbour, it steps beyond that end, by the ratio of the end to its neighbour, at least 2× (in
+   log(x − low + 1) for an integer, by twice the spacing for an axis that reaches 0 or below). A step the policy or
+   the budget refuses is halved in its coordinate, up to `SHRINKS` times; if every one is refused, that end is the
+   parameter's **hard edge** (its valid range, or where the budget can no longer be met). After `MAX_EXPANSIONS`
+   steps on one parameter it stops: a best value still at that end is at a **movable edge**.
+2. **refines**: `REFINEMENTS` rounds of the midpoints between each parameter's best value and its neighbours (the
+   geometric mean on a positive axis; integers rounded, skipped where no integer lies between).
+
+Every point is simulated on the same runs of one seed (common random numbers: the differences between points are
+far less noisy than their means), and each round's points of every level are one batch (`jaxbandit.run_spec`).
+The search is a generator, so that a driver can batch several searches (one per level) into one simulation: it
+yields a list of candidate points (``{name: value}``) and receives their mean regrets.
+
+A best value ends in one of four states (`SearchResult.status`): ``"interior"``; ``"hard edge"`` (at an end that
+cannot move); ``"plateau"`` (at an end whose neighbour has exactly the same regret on these runs, e.g. an
+elimination schedule that does not change: moving further cannot be told apart); ``"movable edge"`` (at an end that
+could still move: the frontier then does not recommend the row).
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from typing import Callable, Generator, Mapping
+
+__all__ = ["expanding_search", "SearchResult", "MAX_EXPANSIONS", "SHRINKS", "REFINEMENTS", "STATES"]
+
+MAX_EXPANSIONS = 6   # steps beyond the grid per parameter (each at least 2×: a range 64× wider, at least)
+SHRINKS = 4          # halvings of a refused step before an end is called hard
+REFINEMENTS = 2      # rounds of midpoints around the best
+STATES = ("interior", "hard edge", "plateau", "movable edge")
+
+
+@dataclasses.dataclass
+class SearchResult:
+    """The outcome of `expanding_search`.
+
+    Attributes:
+      best: ``{name: value}`` of the least mean regret among the points simulated.
+      regret: its mean regret.
+      status: ``{name: state}``, one of `STATES` per parameter.
+      points: every simulated point, ``[({name: value}, mean regret)]`` in the order simulated.
+      axes: ``{name: [values]}``, each parameter's values after expansion and refinement.
+      rounds: the number of batches simulated.
+    """
+
+    best: dict
+    regret: float
+    status: dict
+    points: list
+    axes: dict
+    rounds: int
+
+    def movable(self) -> list:
+        """The parameters whose best value sits at a movable edge."""
+        return [n for n, s in self.status.items() if s == "movable edge"]
+
+
+def _key(names, values) -> tuple:
+    return tuple(float(values[n]) for n in names)
+
+
+def expanding_search(grids: Mapping[str, tuple], valid: Callable[[dict], bool], *, integer=(),
+                     max_expansions: int = MAX_EXPANSIONS,
+                     refinements: int = REFINEMENTS) -> Generator[list, list, SearchResult | None]:
+    """The search (module docstring) as a generator: ``points = next(gen)``, then ``gen.send(means)`` with the mean
+    regret of each point, until it returns its `SearchResult` (``StopIteration.value``; ``None`` where no point of
+    the grid is valid). ``grids``: each parameter's starting values; ``valid(values)``: whether the policy accepts
+    the point and it can meet the level (the frontier calibrates there); ``integer``: the names of integer
+    parameters."""
+    names = sorted(grids)
+    integer = set(integer)
+    axes = {n: sorted({float(v) for v in grids[n]}) for n in names}
+    positive = {n: axes[n][0] > 0 for n in names}
+    seen, refused, order = {}, set(), []
+    rounds = 0
+
+    def ask(candidates):
+        nonlocal rounds
+        fresh, keys = [], set()
+        for c in candidates:
+            k = _key(names, c)
+            if k in seen or k in refused or k in keys:
+                continue
+            if valid(c):
+                fresh.append(c)
+                keys.add(k)
+            else:
+                refused.add(k)
+        if not fresh:
+            return
+        means = yield fresh
+        rounds += 1
+        for c, m in zip(fresh, means):
+            seen[_key(names, c)] = float(m)
+            order.append((dict(c), float(m)))
+
+    def best():
+        k = min(seen, key=lambda k: (seen[k], k))
+        return dict(zip(names, k)), seen[k]
+
+    yield from ask([dict(zip(names, combo)) for combo in itertools.product(*(axes[n] for n in names))])
+    if not seen:
+        return None
+    hard, expansions, plateau = set(), dict.fromkeys(names, 0), set()
+
+    def step(n, at, neighbour, shrink):
+        """The value beyond ``at`` away from ``neighbour``, the step halved ``shrink`` times in its coordinate."""
+        if integer and n in integer:
+            lo = min(axes[n][0], 0.0)
+            u, v = math.log(at - lo + 1), math.log(neighbour - lo + 1)
+            d = max(abs(u - v), math.log(2)) / 2 ** shrink * (1 if u > v else -1)
+            new = float(round(math.exp(u + d) - 1 + lo))
+            return new if new != at else at + (1 if u > v else -1)
+        if positive[n]:
+            ratio = max(at / neighbour if at > neighbour else neighbour / at, 2.0) ** (1 / 2 ** shrink)
+            return at * ratio if at > neighbour else at / ratio
+        return at + 2 * (at - neighbour) / 2 ** shrink
+
+    for _ in range(max_expansions * len(names)):
+        here, _ = best()
+        candidates = []
+        for n in names:
+            ax, at = axes[n], here[n]
+            if len(ax) < 2 or at not in (ax[0], ax[-1]):
+                continue
+            side = "low" if at == ax[0] else "high"
+            neighbour = ax[1] if side == "low" else ax[-2]
+            inner = {**here, n: neighbour}
+            k_inner = _key(names, inner)
+            if k_inner not in seen and k_inner not in refused:
+                candidates.append(inner)  # first compare with the inner neighbour at the others' best values
+                continue
+            if (n, side) in hard or expansions[n] >= max_expansions:
+                continue
+            if k_inner in seen and seen[k_inner] <= seen[_key(names, here)]:
+                plateau.add((n, side))
+                continue
+            for shrink in range(SHRINKS + 1):
+                new = step(n, at, neighbour, shrink)
+                if new != at and valid({**here, n: new}):
+                    break
+            else:
+                hard.add((n, side))
+                continue
+            ax.append(new)
+            ax.sort()
+            expansions[n] += 1
+            candidates.append({**here, n: new})
+        if not candidates:
+            break
+        count = len(seen)
+        yield from ask(candidates)
+        if len(seen) == count:
+            break
+
+    for _ in range(refinements):
+        here, _ = best()
+        candidates = []
+        for n in names:
+            ax, at = axes[n], here[n]
+            i = ax.index(at)
+            for other in [ax[j] for j in (i - 1, i + 1) if 0 <= j < len(ax)]:  # before the midpoints go in
+                if n in integer:
+                    mid = float(round((at + other) / 2))
+                elif positive[n]:
+                    mid = math.sqrt(at * other)
+                else:
+                    mid = (at + other) / 2
+                if mid in (at, other):
+                    continue
+                ax.append(mid)
+                ax.sort()
+                candidates.append({**here, n: mid})
+        if not candidates:
+            break
+        yield from ask(candidates)
+
+    here, regret = best()
+    status = {}
+    for n in names:
+        ax, at = axes[n], here[n]
+        if len(ax) < 2 or at not in (ax[0], ax[-1]):
+            status[n] = "interior"
+            continue
+        side = "low" if at == ax[0] else "high"
+        if (n, side) in hard:
+            status[n] = "hard edge"
+        elif (n, side) in plateau:
+            status[n] = "plateau"
+        else:
+            neighbour = ax[1] if side == "low" else ax[-2]
+            k_inner = _key(names, {**here, n: neighbour})
+            status[n] = "plateau" if k_inner in seen and seen[k_inner] <= regret else "movable edge"
+    return SearchResult(here, regret, status, order, {n: list(a) for n, a in axes.items()}, rounds)
