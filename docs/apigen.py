@@ -56,7 +56,7 @@ PAGES = [
      "policy's free parameter under its accountant's budget: modified Thompson sampling's (b, c), ...), and which "
      "private algorithm at which ε.",
      ["jaxbandit.gradients", "jaxbandit.tuning", "jaxbandit.tuning.space", "jaxbandit.tuning.descent",
-      "jaxbandit.tuning.grids", "jaxbandit.tuning.tuned", "jaxbandit.tuning.diagnostics", "jaxbandit.frontiers",
+      "jaxbandit.tuning.grids", "jaxbandit.tuning.search", "jaxbandit.tuning.tuned", "jaxbandit.tuning.diagnostics", "jaxbandit.frontiers",
        "jaxbandit.frontiers.catalogue", "jaxbandit.frontiers.algorithm", "jaxbandit.frontiers.result",
        "jaxbandit.frontiers.driver", "jaxbandit.comparison"]),
     ("random", "Random numbers", "The key implementation and the exact Beta and Gamma samplers.",

@@ -555,7 +555,8 @@ def cmd_frontier(args) -> int:
                         notion=args.notion, include=names(args.include), exclude=names(args.exclude),
                         policy_params=_per_algorithm(args.policy_param, "--policy-param"), policy_options=options,
                         runs=args.runs, tuning_runs=args.tuning_runs, tuning_steps=args.tuning_steps, seed=args.seed,
-                        out=args.save, audit=args.audit, more_runs=args.more_runs, progress=args.progress)
+                        out=args.save, audit=args.audit, more_runs=args.more_runs, gradient=names(args.gradient),
+                        progress=args.progress)
     print(front.table())
     if args.json:
         _write_json(args.json, front.to_dict())
@@ -744,7 +745,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a build-time option, e.g. modified-thompson:accounting=tight")
     f.add_argument("--runs", type=_integer, default=200, help="evaluation runs per point (default 200)")
     f.add_argument("--tuning-runs", type=_integer, default=50, help="runs per tuning point (default 50)")
-    f.add_argument("--tuning-steps", type=_integer, default=24, help="gradient steps where b is tuned (default 24)")
+    f.add_argument("--tuning-steps", type=_integer, default=24, help="gradient steps, with --gradient (default 24)")
+    f.add_argument("--gradient", action="append", metavar="NAMES",
+                   help="algorithms to tune by gradient instead of the grid search (modified-thompson's b), "
+                        "comma-separated")
     f.add_argument("--seed", type=_integer, default=0)
     f.add_argument("--json", metavar="FILE", help="write the rows (one per algorithm and level) and the request")
     f.add_argument("--plot", metavar="FILE", help="write the frontier figure (PNG)")

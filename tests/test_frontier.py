@@ -168,13 +168,21 @@ def _check_grid_tuning_and_evaluation_against_simulate(front):
         betas = [v["beta"] for v in t["values"]]
         assert t["method"] == "expanding grid search" and betas[:len(grid)] == list(grid)  # the grid first
         assert len(betas) > len(grid) and t["status"]["beta"] in ("interior", "hard edge", "plateau")
-        best = t["values"][int(np.argmin(t["regret"]))]
-        assert r["params"]["policy"]["beta"] == pytest.approx(best["beta"], rel=1e-6)
-        assert r["tuning_agent_steps"] == len(betas) * 10 * 400
+        assert r["tuning_agent_steps"] == (len(betas) * 10 + 3 * 20) * 400
         # every point of the search is what `sweep` gives at that β on the tuning seed's runs (common random numbers)
         again = jb.sweep("bernoulli", "dp-se", env_params={"means": MEANS}, policy_params={"epsilon": r["level"]},
                          grid={"policy.beta": betas}, horizon=400, runs=10, seed=c["tuning_seed"], realized=False)
         assert again.final().mean(1) == pytest.approx(t["regret"], rel=1e-6)
+        # its best points again on twice the runs of the confirmation seed; the row's is the least of those
+        assert len({c["tuning_seed"], c["evaluation_seed"], c["confirmation_seed"]}) == 3
+        confirmed = [p["values"]["beta"] for p in t["confirmed"]]
+        assert len(confirmed) == 3 and t["confirmation_runs"] == 20
+        check = jb.sweep("bernoulli", "dp-se", env_params={"means": MEANS}, policy_params={"epsilon": r["level"]},
+                         grid={"policy.beta": confirmed}, horizon=400, runs=20, seed=c["confirmation_seed"],
+                         realized=False)
+        assert check.final().mean(1) == pytest.approx([p["regret"] for p in t["confirmed"]], rel=1e-6)
+        assert r["params"]["policy"]["beta"] == pytest.approx(confirmed[int(np.argmin(check.final().mean(1)))],
+                                                              rel=1e-6)
     # an independent re-simulation of its rows with `sweep` and the evaluation seed gives their numbers
     rows = sorted((r for r in front.rows if r["algorithm"] == "thompson+linear"), key=lambda r: r["level"])
     res = jb.sweep("bernoulli", "thompson", privatizer="linear", env_params={"means": MEANS},
@@ -286,8 +294,14 @@ def test_cli(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_modified_thompson_is_tuned_by_gradient_on_the_boundary():
+def test_modified_thompson_is_searched_or_tuned_by_gradient_on_the_boundary():
     front = fr.frontier("bernoulli", [1.0], include=["modified-thompson"], **{**SMALL, "horizon": 2000})
+    (row,) = front.rows
+    assert row["tuning"]["method"] == "expanding grid search" and float(row["params"]["policy"]["b"]).is_integer()
+    claim = _claim(row, horizon=2000)
+    assert claim.notion == "gdp" and claim.epsilon_at(0.01) == pytest.approx(1.0, rel=1e-6)
+    front = fr.frontier("bernoulli", [1.0], include=["modified-thompson"], gradient=["modified-thompson"],
+                        **{**SMALL, "horizon": 2000})
     (row,) = front.rows
     assert row["tuning"]["method"] == "gradient" and len(row["tuning"]["trace"]) == 2
     claim = _claim(row, horizon=2000)
@@ -439,7 +453,8 @@ def test_more_runs_resolve_a_tie_within_the_budget_on_seeds_the_tuning_never_use
     res = front.resolution
     assert res["agent_steps"] <= budget and res["budget"] == budget
     seeds = [b["seed"] for b in res["batches"]]
-    assert len(set(seeds)) == len(seeds) and not {front.config["tuning_seed"], front.config["evaluation_seed"]} & set(seeds)
+    assert len(set(seeds)) == len(seeds) and not {front.config["tuning_seed"], front.config["evaluation_seed"],
+                                                  front.config["confirmation_seed"]} & set(seeds)
     for row in front.rows:
         assert row["runs"] == sum(len(e["regret"]) for e in row["evaluations"]) >= 16
         assert [e["seed"] for e in row["evaluations"]][0] == front.config["evaluation_seed"]

@@ -356,13 +356,14 @@ def test_cli_tunes_lazy_ucb_under_a_pure_epsilon_budget(tmp_path, capsys):
 # ------------------------------------------------------------------------------------------- expanding search
 def _search(grids, f, valid=lambda v: True, **kw):
     """Run `expanding_search` against ``f``; returns (result, the batches it asked for)."""
-    from jaxbandit.tuning.search import expanding_search
+    from jaxbandit.tuning.search import Confirm, expanding_search
     gen = expanding_search(grids, valid, **kw)
-    batches = []
+    batches = []  # the search's own, without its last request (the confirmation of its best points)
     try:
         points = next(gen)
         while True:
-            batches.append(points)
+            if not isinstance(points, Confirm):
+                batches.append(points)
             points = gen.send([f(p) for p in points])
     except StopIteration as done:
         return done.value, batches
@@ -410,3 +411,19 @@ def test_refinement_takes_the_midpoints_on_both_sides():
     assert {p["b"] for p in batches[-1]} == {55.0, 550.0}
     result, batches = _search({"x": (0.1, 1.0, 10.0)}, lambda p: abs(math.log(p["x"])), refinements=1)
     assert sorted(p["x"] for p in batches[-1]) == pytest.approx([math.sqrt(0.1), math.sqrt(10)])
+
+
+def test_the_answer_is_the_best_of_the_confirmation_runs():
+    """The search's few best points are asked for again (a `Confirm` request); the answer is the least on those
+    runs, even where another point was least on the search's (a lucky one)."""
+    from jaxbandit.tuning.search import Confirm, expanding_search
+    gen = expanding_search({"x": (1.0, 2.0, 3.0, 4.0)}, lambda p: True, refinements=0)
+    points = next(gen)
+    lucky = {1.0: 5.0, 2.0: 1.0, 3.0: 2.0, 4.0: 9.0}  # x = 2 least on the search's runs
+    points = gen.send([lucky[p["x"]] for p in points])
+    assert isinstance(points, Confirm) and [p["x"] for p in points] == [2.0, 3.0, 1.0]
+    with pytest.raises(StopIteration) as done:
+        gen.send([4.0, 3.0, 6.0])  # on the confirmation runs x = 3 is the least
+    result = done.value.value
+    assert result.best == {"x": 3.0} and result.regret == 2.0 and result.status == {"x": "interior"}
+    assert result.confirmed == [({"x": 2.0}, 4.0), ({"x": 3.0}, 3.0), ({"x": 1.0}, 6.0)]

@@ -15,10 +15,11 @@ from jaxbandit.accounting.accountants import Budget
 from jaxbandit.simulation import MAX_SEED, run_spec
 from jaxbandit.frontiers.catalogue import SCOPE_OF, instance_of, moment_params
 from jaxbandit.tuning.diagnostics import near_uniform
-from jaxbandit.tuning.search import MAX_EXPANSIONS, expanding_search
+from jaxbandit.tuning.search import MAX_EXPANSIONS, Confirm, expanding_search
 from jaxbandit.types import with_fields
 
 QUANTILES = (0.1, 0.5, 0.9)  # the regret quantiles a row reports
+CONFIRM_FACTOR = 2  # the confirmation of a search's best points: this many times its tuning runs
 
 
 def _budget(alg, accountant, level, delta) -> Budget:
@@ -81,10 +82,11 @@ def _calibrated_point(alg, spec, point, level, delta, given, why=None):
         return fail(str(err))
 
 
-def _tune_search(alg, spec, levels, delta, given, tuning_runs, tuning_seed, why, say):
+def _tune_search(alg, spec, levels, delta, given, tuning_runs, tuning_seed, confirm_seed, why, say):
     """The policy's tunable parameters (those the user fixed left out) at every level by `expanding_search`, the
     calibrated one on the level's boundary at every point, the levels' rounds batched into one simulation each, on
-    the tuning seed's runs; ``(chosen, tuning, spent, warnings)`` per level, as `_tune_gradient`."""
+    the tuning seed's runs, its best points confirmed on `CONFIRM_FACTOR` times as many runs of the confirmation
+    seed; ``(chosen, tuning, spent, warnings)`` per level, as `_tune_gradient`."""
     grids = {k: v for k, v in dict(spec.policy.tunable).items() if k not in given}
     integer = {k for k in grids if np.issubdtype(np.asarray(getattr(spec.params.policy, k)).dtype, np.integer)}
     chosen, tuning, spent, warns = {}, {}, {}, {}
@@ -112,19 +114,29 @@ def _tune_search(alg, spec, levels, delta, given, tuning_runs, tuning_seed, why,
         except StopIteration as done:
             searches.pop(level)
             _searched(level, done.value, tuning_runs, spec.horizon, chosen, tuning, spent, warns, points)
-    say(f"tuning {', '.join(sorted(grids))} by an expanding grid search, {tuning_runs} runs a point")
+    confirm_runs = CONFIRM_FACTOR * tuning_runs
+    say(f"tuning {', '.join(sorted(grids))} by an expanding grid search, {tuning_runs} runs a point, the best "
+        f"confirmed on {confirm_runs} others")
     while asked:
-        batch = [points[(lv, _values_key(v))] for lv in asked for v in asked[lv]]
-        padded = batch + [batch[-1]] * (_padded(len(batch)) - len(batch))  # few batch shapes: few compilations
-        mean = run_spec(spec.with_points(padded), runs=tuning_runs, seed=tuning_seed, progress=False).final().mean(1)
-        i, following = 0, {}
-        for level, values in asked.items():
-            means = [float(m) for m in mean[i:i + len(values)]]
-            i += len(values)
+        means = {}
+        for confirming, runs, seed in ((False, tuning_runs, tuning_seed), (True, confirm_runs, confirm_seed)):
+            group = [lv for lv in asked if isinstance(asked[lv], Confirm) == confirming]
+            batch = [points[(lv, _values_key(v))] for lv in group for v in asked[lv]]
+            if not batch:
+                continue
+            padded = batch + [batch[-1]] * (_padded(len(batch)) - len(batch))  # few batch shapes: few compilations
+            mean = run_spec(spec.with_points(padded), runs=runs, seed=seed, progress=False).final().mean(1)
+            i = 0
+            for level in group:
+                means[level] = [float(m) for m in mean[i:i + len(asked[level])]]
+                i += len(asked[level])
+        following = {}
+        for level in asked:
             try:
-                following[level] = searches[level].send(means)
+                following[level] = searches[level].send(means[level])
             except StopIteration as done:
-                _searched(level, done.value, tuning_runs, spec.horizon, chosen, tuning, spent, warns, points)
+                _searched(level, done.value, tuning_runs, spec.horizon, chosen, tuning, spent, warns, points,
+                          confirm_runs)
         asked = following
     return chosen, tuning, spent, warns
 
@@ -138,21 +150,22 @@ def _padded(n: int) -> int:
     return 1 << max(n - 1, 0).bit_length()
 
 
-def _searched(level, result, tuning_runs, horizon, chosen, tuning, spent, warns, points) -> None:
+def _searched(level, result, tuning_runs, horizon, chosen, tuning, spent, warns, points, confirm_runs=0) -> None:
     """One level's search result into the tuning records (nothing where no grid point was valid there)."""
     if result is None:
         return
     chosen[level] = points[(level, _values_key(result.best))]
     tuning[level] = {"method": "expanding grid search", "runs": tuning_runs, "rounds": result.rounds,
                      "values": [v for v, _ in result.points], "regret": [m for _, m in result.points],
-                     "status": dict(result.status)}
-    spent[level] = len(result.points) * tuning_runs * horizon
+                     "status": dict(result.status), "confirmation_runs": confirm_runs if result.confirmed else 0,
+                     "confirmed": [{"values": v, "regret": m} for v, m in result.confirmed]}
+    spent[level] = (len(result.points) * tuning_runs + len(result.confirmed) * confirm_runs) * horizon
     warns[level] = [f"the best {n} = {result.best[n]:g} is at an end of its search that could still move (after "
                     f"{MAX_EXPANSIONS} steps beyond its grid): not recommended" for n in result.movable()]
 
 
 def run_algorithm(alg, env, env_params, levels, delta, horizon, runs, tuning_runs, tuning_steps, tuning_seed, eval_seed,
-         record, given, options, out, progress, label) -> dict:
+         record, given, options, out, progress, label, confirm_seed, by_gradient=False) -> dict:
     """Calibrate, tune and evaluate one algorithm at every level."""
     say = (lambda msg: print(f"{label}: {msg}", flush=True)) if progress else (lambda msg: None)
     try:
@@ -163,19 +176,18 @@ def run_algorithm(alg, env, env_params, levels, delta, horizon, runs, tuning_run
     K = spec.env.num_arms
     means = np.asarray(spec.env.means(spec.params.env), np.float64)
     accountant = getattr(spec, alg.private).accountant
-    # the gradient only for a parameter the accountant leaves free that has no grid to search
-    gradient = (alg.private == "policy" and accountant.tuned is not None and accountant.calibrated is not None
-                and accountant.calibrated in spec.params.policy._fields
-                and not {accountant.calibrated, accountant.tuned[0]} & set(given)
-                and accountant.tuned[0] not in dict(spec.policy.tunable))
+    # the gradient where asked (``by_gradient``) for the parameter the accountant leaves free, else the search
+    gradient = (by_gradient and alg.private == "policy" and accountant.tuned is not None
+                and accountant.calibrated is not None and accountant.calibrated in spec.params.policy._fields
+                and not {accountant.calibrated, accountant.tuned[0]} & set(given))
     t0 = time.perf_counter()
     chosen, tuning, spent, warns, why = {}, {}, {}, {}, {}
     if gradient:
         chosen, tuning, spent, warns = _tune_gradient(alg, spec, env, env_params, levels, delta, horizon,
                                                       tuning_runs, tuning_steps, tuning_seed, given, options, say)
     else:
-        chosen, tuning, spent, warns = _tune_search(alg, spec, levels, delta, given, tuning_runs, tuning_seed, why,
-                                                    say)
+        chosen, tuning, spent, warns = _tune_search(alg, spec, levels, delta, given, tuning_runs, tuning_seed,
+                                                    confirm_seed, why, say)
     tuning_seconds = time.perf_counter() - t0
     if not chosen:
         last = f"; at epsilon = {levels[-1]:g}: {why[levels[-1]]}" if levels[-1] in why else ""

@@ -17,6 +17,8 @@ The jobs, one module each:
   every bad input refused before anything compiles;
 - `jaxbandit.tuning.descent`: `tune`;
 - `jaxbandit.tuning.grids`: `grid`, and `grid_values` (a grid over the range a `Tuned` searched);
+- `jaxbandit.tuning.search`: `expanding_search`, the frontier's grid search over several parameters that goes
+  beyond its grid's edges and refines;
 - `jaxbandit.tuning.tuned`: `Tuned` and its file (`Tuned.save`, `Tuned.load`);
 - `jaxbandit.tuning.diagnostics`: the convergence test and the near-uniform warning (`near_uniform`, which the
   frontier's rows use too).
