@@ -427,3 +427,11 @@ def test_the_answer_is_the_best_of_the_confirmation_runs():
     result = done.value.value
     assert result.best == {"x": 3.0} and result.regret == 2.0 and result.status == {"x": "interior"}
     assert result.confirmed == [({"x": 2.0}, 4.0), ({"x": 3.0}, 3.0), ({"x": 1.0}, 6.0)]
+
+
+def test_refinement_goes_on_until_the_neighbours_are_close():
+    """A smooth regret in b (modified TS's shape, optimum 2721 beyond the grid): the rounds of midpoints go on while
+    its neighbours are farther than 10%: the best ends within 5% of the optimum (two fixed rounds stopped at 3230)."""
+    result, batches = _search({"b": (0, 10, 100, 1000)}, lambda p: (math.log1p(p["b"]) - math.log(2722)) ** 2,
+                              integer=("b",))
+    assert result.status == {"b": "interior"} and abs(result.best["b"] - 2721) < 0.05 * 2721

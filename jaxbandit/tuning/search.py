@@ -10,8 +10,10 @@ it, and the answer changes when the grid grows. This search starts from the grid
    the budget refuses is halved in its coordinate, up to `SHRINKS` times; if every one is refused, that end is the
    parameter's **hard edge** (its valid range, or where the budget can no longer be met). After `MAX_EXPANSIONS`
    steps on one parameter it stops: a best value still at that end is at a **movable edge**.
-2. **refines**: `REFINEMENTS` rounds of the midpoints between each parameter's best value and its neighbours (the
-   geometric mean on a positive axis; integers rounded, skipped where no integer lies between).
+2. **refines**: rounds of the midpoints between each parameter's best value and its neighbours (the geometric mean
+   on a positive axis; integers rounded, skipped where no integer lies between), until each best value's neighbours
+   are within 10% of it (`CLOSE`), at most `REFINEMENTS` rounds. (Two fixed rounds left modified TS's b at 3230 where
+   the gradient found 2721, 148 regret lower at 9 arms.)
 
 Every point is simulated on the same runs of one seed (common random numbers: the differences between points are
 far less noisy than their means), and each round's points of every level are one batch (`jaxbandit.run_spec`).
@@ -34,12 +36,13 @@ import itertools
 import math
 from typing import Callable, Generator, Mapping
 
-__all__ = ["expanding_search", "SearchResult", "Confirm", "MAX_EXPANSIONS", "SHRINKS", "REFINEMENTS", "CONFIRM",
-           "STATES"]
+__all__ = ["expanding_search", "SearchResult", "Confirm", "MAX_EXPANSIONS", "SHRINKS", "REFINEMENTS", "CLOSE",
+           "CONFIRM", "STATES"]
 
 MAX_EXPANSIONS = 6   # steps beyond the grid per parameter (each at least 2×: a range 64× wider, at least)
 SHRINKS = 4          # halvings of a refused step before an end is called hard
-REFINEMENTS = 2      # rounds of midpoints around the best
+REFINEMENTS = 6      # rounds of midpoints around the best, at most
+CLOSE = 1.1          # refinement stops where the best value's neighbours are within 10% of it
 CONFIRM = 3          # best points simulated again on the confirmation runs
 STATES = ("interior", "hard edge", "plateau", "movable edge")
 
@@ -70,6 +73,17 @@ class SearchResult:
     def movable(self) -> list:
         """The parameters whose best value sits at a movable edge."""
         return [n for n, s in self.status.items() if s == "movable edge"]
+
+
+def _close(at, other, positive, axis, integer) -> bool:
+    """Whether ``other`` is near enough to ``at`` to stop refining between them: within a factor `CLOSE` on a
+    positive axis (an integer's: of x − low + 1, or 1 apart), within (CLOSE − 1) of the axis's span otherwise."""
+    if integer:
+        lo = min(axis[0], 0.0)
+        return abs(at - other) <= 1 or (max(at, other) - lo + 1) / (min(at, other) - lo + 1) <= CLOSE
+    if positive:
+        return max(at, other) / min(at, other) <= CLOSE
+    return abs(at - other) <= (CLOSE - 1) * (axis[-1] - axis[0])
 
 
 class Confirm(list):
@@ -176,13 +190,15 @@ def expanding_search(grids: Mapping[str, tuple], valid: Callable[[dict], bool], 
         if len(seen) == count:
             break
 
-    for _ in range(refinements):
+    for _ in range(refinements):  # until every best value's neighbours are within `CLOSE` of it
         here, _ = best()
         candidates = []
         for n in names:
             ax, at = axes[n], here[n]
             i = ax.index(at)
             for other in [ax[j] for j in (i - 1, i + 1) if 0 <= j < len(ax)]:  # before the midpoints go in
+                if _close(at, other, positive[n], ax, n in integer):
+                    continue
                 if n in integer:
                     mid = float(round((at + other) / 2))
                 elif positive[n]:
