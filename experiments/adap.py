@@ -164,8 +164,7 @@ def _epsilon_figure(results, out_dir):
     grid = np.geomspace(min(SWEEP_EPSILONS), max(SWEEP_EPSILONS), 60)
     means = list(SWEEP_MEANS)
     # the schedule the indices choose with exact estimates: where the runs' spread is zero they all play it
-    fine = np.geomspace(min(SWEEP_EPSILONS), max(SWEEP_EPSILONS), 50)
-    ax.step(fine, [noise_free_regret("adap-klucb", means, T, e) for e in fine], where="post", color=COLORS[
+    ax.step(grid, [noise_free_regret("adap-klucb", means, T, e) for e in grid], where="post", color=COLORS[
         "AdaP-KLUCB"], lw=0.8, alpha=0.6, label="AdaP-KLUCB's noise-free schedule")
     at = f"ε = {max(SWEEP_EPSILONS):g}"
     plotting.draw_bound(ax, grid, [float(theory.adap_lower_bound(means, T, e)) for e in grid],
