@@ -435,3 +435,17 @@ def test_refinement_goes_on_until_the_neighbours_are_close():
     result, batches = _search({"b": (0, 10, 100, 1000)}, lambda p: (math.log1p(p["b"]) - math.log(2722)) ** 2,
                               integer=("b",))
     assert result.status == {"b": "interior"} and abs(result.best["b"] - 2721) < 0.05 * 2721
+
+
+def test_validity_is_asked_once_per_point():
+    """The frontier calibrates at every `valid` call: a step probed while expanding is not asked again when it is
+    simulated."""
+    import collections
+    calls = collections.Counter()
+
+    def valid(p):
+        calls[p["c1"]] += 1
+        return p["c1"] < 5.0
+    _search({"c1": (0.1, 0.5, 1.5)}, lambda p: (math.log(p["c1"]) - math.log(0.003)) ** 2, valid=valid)
+    _search({"c1": (0.1, 0.5, 1.5)}, lambda p: -p["c1"], valid=valid)
+    assert calls and max(calls.values()) == 2  # once in each of the two searches

@@ -108,21 +108,29 @@ def expanding_search(grids: Mapping[str, tuple], valid: Callable[[dict], bool], 
     integer = set(integer)
     axes = {n: sorted({float(v) for v in grids[n]}) for n in names}
     positive = {n: axes[n][0] > 0 for n in names}
-    seen, refused, order = {}, set(), []
+    seen, refused, accepted, order = {}, set(), set(), []
     rounds = 0
+
+    def allowed(values):
+        """``valid``, asked once per point (the frontier calibrates there): a step probed is not asked again."""
+        k = _key(names, values)
+        if k in accepted:
+            return True
+        if k in refused:
+            return False
+        (accepted if valid(values) else refused).add(k)
+        return k in accepted
 
     def ask(candidates):
         nonlocal rounds
         fresh, keys = [], set()
         for c in candidates:
             k = _key(names, c)
-            if k in seen or k in refused or k in keys:
+            if k in seen or k in keys:
                 continue
-            if valid(c):
+            if allowed(c):
                 fresh.append(c)
                 keys.add(k)
-            else:
-                refused.add(k)
         if not fresh:
             return
         means = yield fresh
@@ -174,7 +182,7 @@ def expanding_search(grids: Mapping[str, tuple], valid: Callable[[dict], bool], 
                 continue
             for shrink in range(SHRINKS + 1):
                 new = step(n, at, neighbour, shrink)
-                if new != at and valid({**here, n: new}):
+                if new != at and allowed({**here, n: new}):
                     break
             else:
                 hard.add((n, side))
