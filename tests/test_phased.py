@@ -203,3 +203,27 @@ def test_when_computes_only_where_needed_and_keeps_each_runs_value():
     # differentiable, as the lax.cond it stands for
     grads = jax.vmap(jax.grad(lambda x, p: step(p, x)["v"]))(xs, some)
     np.testing.assert_array_equal(grads, [2.0, -1.0, -1.0, 2.0])
+
+
+def test_when_gathers_the_runs_that_need_it_in_a_large_batch():
+    """With at most 1/COMPACT_FRACTION of a batch needing ``fn``, `when` computes it on those runs only (gathered),
+    and every run gets the value the plain select would give: run 0 needing it or not, and past the capacity."""
+    from jaxbandit.policies import phased as phased_module
+    rows = []
+
+    def double_plus(x, y):
+        jax.debug.callback(lambda v: rows.append(1), x)  # one call per run computed
+        return {"v": 2.0 * x + y, "w": jnp.stack([x, y])}
+
+    step = jax.jit(jax.vmap(lambda pred, x: when(pred, double_plus, (x, 1.0), {"v": -x, "w": jnp.stack([x, x])})))
+    runs = 64
+    capacity = runs // phased_module.COMPACT_FRACTION
+    xs = jnp.arange(runs, dtype=jnp.float32)
+    for needing, computed in [([0, 5, 63], capacity), ([7], capacity), (list(range(1, capacity + 1)), capacity),
+                              (list(range(capacity + 1)), runs)]:
+        pred = jnp.zeros(runs, bool).at[jnp.asarray(needing)].set(True)
+        rows.clear()
+        got = step(pred, xs)
+        np.testing.assert_array_equal(got["v"], jnp.where(pred, 2 * xs + 1, -xs))
+        np.testing.assert_array_equal(got["w"][:, 1], jnp.where(pred, 1.0, xs))
+        assert len(rows) == computed, (needing, len(rows))
