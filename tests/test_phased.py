@@ -206,8 +206,9 @@ def test_when_computes_only_where_needed_and_keeps_each_runs_value():
 
 
 def test_when_gathers_the_runs_that_need_it_in_a_large_batch():
-    """With at most 1/COMPACT_FRACTION of a batch needing ``fn``, `when` computes it on those runs only (gathered),
-    and every run gets the value the plain select would give: run 0 needing it or not, and past the capacity."""
+    """With few runs of a batch needing ``fn``, `when` computes it on those runs only, gathered into the smallest
+    capacity that holds them (`COMPACT_FRACTIONS` of the batch), and every run gets the value the plain select
+    would give: run 0 needing it or not, at a capacity's edge, and past the largest."""
     from jaxbandit.policies import phased as phased_module
     rows = []
 
@@ -216,11 +217,12 @@ def test_when_gathers_the_runs_that_need_it_in_a_large_batch():
         return {"v": 2.0 * x + y, "w": jnp.stack([x, y])}
 
     step = jax.jit(jax.vmap(lambda pred, x: when(pred, double_plus, (x, 1.0), {"v": -x, "w": jnp.stack([x, x])})))
-    runs = 64
-    capacity = runs // phased_module.COMPACT_FRACTION
+    runs = 128
+    small, large = sorted(runs // f for f in phased_module.COMPACT_FRACTIONS)
     xs = jnp.arange(runs, dtype=jnp.float32)
-    for needing, computed in [([0, 5, 63], capacity), ([7], capacity), (list(range(1, capacity + 1)), capacity),
-                              (list(range(capacity + 1)), runs)]:
+    cases = [([0], small), ([5, 127], small), (list(range(1, small + 1)), small), (list(range(small + 1)), large),
+             ([0, 3] + list(range(100, 100 + large - 2)), large), (list(range(large + 1)), runs)]
+    for needing, computed in cases:
         pred = jnp.zeros(runs, bool).at[jnp.asarray(needing)].set(True)
         rows.clear()
         got = step(pred, xs)

@@ -29,9 +29,9 @@ from jaxbandit.types import EmptyParams, Policy, no_draw, no_validate
 
 __all__ = ["PhasedState", "phased", "round_robin", "when"]
 
-#: `when` under vmap computes ``fn`` for the runs that need it only, gathered, where they are at most this
-#: fraction's inverse of the batch (1/8); more, and it computes every run's.
-COMPACT_FRACTION = 8
+#: `when` under vmap computes ``fn`` for the runs that need it only, gathered into the smallest of these fractions
+#: of the batch (1/16, 1/4) that holds them; more, and it computes every run's.
+COMPACT_FRACTIONS = (16, 4)
 
 
 class PhasedState(NamedTuple):
@@ -189,9 +189,10 @@ def when(pred, fn: Callable, operands: tuple, otherwise):
     is needed only at the rare steps where a run's phase ends, so the batching rule asks the batch instead: if
     any run's ``pred`` holds, ``fn`` runs for the whole batch and each run keeps its own value (``jnp.where``, as
     if computed every step: the same numbers); if none does, the step skips it. Where few runs need it (at most
-    1/`COMPACT_FRACTION` of a batch of 16 or more), only those are gathered and computed: AdaP-KLUCB's kl indices
-    of 101 arms at its episode ends, which some run of 64 reaches at most steps, cost 3× less so. It pays where phase ends are
-    rare across the batch (DP-SE's epochs); where every step ends some run's phase it costs one conditional.
+    1/4 of a batch of 8 or more, `COMPACT_FRACTIONS`), only those are gathered and computed: AdaP-KLUCB's kl
+    indices of 101 arms at its episode ends, which some run of 64 reaches at most steps, cost 3× less so. It pays
+    where phase ends are rare across the batch (DP-SE's epochs); where every step ends some run's phase it costs
+    one conditional.
     Under one level of ``vmap`` (the drivers'); nested, the outer level selects as ``lax.cond`` does.
     Differentiable (``custom_vmap`` alone is not): derivatives are those of the ``lax.cond``."""
 
@@ -219,22 +220,22 @@ def when(pred, fn: Callable, operands: tuple, otherwise):
             return jax.tree.map(lambda a, b: jnp.where(pred.reshape(pred.shape + (1,) * (a.ndim - 1)), a, b),
                                 new, ops[1])
 
-        def compacted(ops):
-            # the runs whose pred holds, gathered into COMPACT_FRACTION of the batch (padded with run 0, whose
-            # result is written back as it is either way), computed, and scattered back
-            rows = jnp.nonzero(pred, size=capacity, fill_value=0)[0]
-            new = jax.vmap(fn)(*jax.tree.map(lambda x: x[rows], ops[0]))
-            slot = jnp.cumsum(pred, dtype=jnp.int32) - 1  # run r's row in ``new`` where pred[r]
-            return jax.tree.map(lambda a, b: jnp.where(pred.reshape(pred.shape + (1,) * (a.ndim - 1)), a[slot], b),
-                                new, ops[1])
+        def gathered(capacity):
+            def compute(ops):
+                # the runs whose pred holds, gathered into ``capacity`` rows (padded with run 0, whose row is read
+                # by no run that needs it), computed, and each such run's row read back
+                rows = jnp.nonzero(pred, size=capacity, fill_value=0)[0]
+                new = jax.vmap(fn)(*jax.tree.map(lambda x: x[rows], ops[0]))
+                slot = jnp.cumsum(pred, dtype=jnp.int32) - 1  # run r's row where pred[r]
+                return jax.tree.map(lambda a, b: jnp.where(pred.reshape(pred.shape + (1,) * (a.ndim - 1)), a[slot], b),
+                                    new, ops[1])
+            return compute
 
-        capacity = max(1, axis_size // COMPACT_FRACTION)
+        # batches of 8 or more: the smallest capacity that holds the runs needing it (smaller batches gain nothing)
+        capacities = sorted({axis_size // f for f in COMPACT_FRACTIONS if 1 <= axis_size // f <= axis_size // 2})
         count = jnp.sum(pred, dtype=jnp.int32)
-        if capacity * 2 > axis_size:  # a small batch: gathering would not pay
-            branch = jnp.minimum(count, 1) * 2
-        else:
-            branch = jnp.where(count == 0, 0, jnp.where(count <= capacity, 1, 2))
-        out = jax.lax.switch(branch, [lambda ops: ops[1], compacted, taken], (operands, otherwise))
+        branch = jnp.minimum(count, 1) + sum((count > c).astype(jnp.int32) for c in capacities)
+        out = jax.lax.switch(branch, [lambda ops: ops[1], *map(gathered, capacities), taken], (operands, otherwise))
         return out, jax.tree.map(lambda _: True, out)
 
     return chosen(jnp.asarray(pred), operands, otherwise)
