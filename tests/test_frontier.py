@@ -6,6 +6,7 @@ import json
 import math
 import os
 
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -500,3 +501,24 @@ def test_one_level_is_drawn_as_a_ranked_dot_plot_with_the_names_and_ties(tmp_pat
     low, high = ax.get_xlim()
     assert low < bound < high and low < rows[0]["regret_mean"] and high > 466.7
     plotting.save(fig, str(tmp_path / "one_level.png"))
+
+
+def test_the_search_simulates_in_groups_with_the_numbers_of_one_batch(monkeypatch):
+    """`_simulated_means` runs its points in groups of `GROUP_RUNS` runs (the last padded): the means are those of
+    one batch of all the points, and every group has one shape."""
+    spec = jb.resolve("bernoulli", "lazy-ucb", env_params={"means": [0.7, 0.5, 0.4]}, horizon=300)
+    points = [spec.params._replace(policy=spec.params.policy._replace(c1=jnp.asarray(c, jnp.float32)))
+              for c in (0.05, 0.1, 0.3, 1.0, 1.5)]
+    shapes = []
+    real = fr_algorithm.run_spec
+
+    def counted(s, **kw):
+        shapes.append(len(s.points) * kw["runs"])
+        return real(s, **kw)
+
+    monkeypatch.setattr(fr_algorithm, "GROUP_RUNS", 8)
+    monkeypatch.setattr(fr_algorithm, "run_spec", counted)
+    got = fr_algorithm._simulated_means(spec, points, runs=4, seed=3)
+    assert shapes == [8, 8, 8]  # 2 points a group, the fifth padded
+    whole = real(spec.with_points(points), runs=4, seed=3).final().mean(1)
+    np.testing.assert_array_equal(got, whole)
