@@ -13,6 +13,7 @@ without simulating.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 
@@ -41,6 +42,13 @@ def _gdp_levels(pure: bool = False) -> list:
         return [round(float(gdp.pure_epsilon(eta) if pure else gdp.epsilon(GDP_DELTA, eta)), 4) for eta in GDP_ETAS]
 
 
+def budgets_of(settings: dict) -> list:
+    """An instance's levels. The GDP instances' are computed on first use: computing them starts JAX, and the
+    command line must first give it one device per core."""
+    budgets = settings["budgets"]
+    return budgets() if callable(budgets) else list(budgets)
+
+
 INSTANCES = {
     "dp-ftpl-instance-1": dict(
         title="DP-FTPL's instance 1 (9 Bernoulli arms 0.3, 0.35, ..., 0.7)", env="bernoulli",
@@ -52,12 +60,12 @@ INSTANCES = {
         horizon=100_000, runs=100, include=["central"], quick_include=["dp-se", "dp-ucb-bound"]),
     "gdp-ts-bernoulli": dict(
         title="TS is itself DP's Bernoulli instance (0.75, ..., 0.25); levels: η = 1, 2, 5, 10 as (ε, δ = 1e-6)",
-        env="bernoulli", env_params=dict(gdp_ts.BERNOULLI[1]), budgets=_gdp_levels(), delta=GDP_DELTA,
+        env="bernoulli", env_params=dict(gdp_ts.BERNOULLI[1]), budgets=functools.partial(_gdp_levels), delta=GDP_DELTA,
         horizon=100_000, runs=200, tuning_steps=96, include=["central"],
         quick_include=["modified-thompson", "dp-se"]),
     "gdp-ts-bernoulli-pure": dict(
         title="TS is itself DP's Bernoulli instance, pure ε-DP at the ε that implies η-GDP (η = 1, 2, 5, 10)",
-        env="bernoulli", env_params=dict(gdp_ts.BERNOULLI[1]), budgets=_gdp_levels(pure=True), delta=0.0,
+        env="bernoulli", env_params=dict(gdp_ts.BERNOULLI[1]), budgets=functools.partial(_gdp_levels, pure=True), delta=0.0,
         horizon=100_000, runs=200, include=["central"], quick_include=["lazy-ucb", "dp-se"]),
     "ldp-ts-testbed20": dict(
         title="LDP Thompson sampling's 20-arm testbed, local mechanisms", env="testbed20", env_params={},
@@ -80,7 +88,8 @@ def run(name: str, out: str, quick: bool = False, progress: bool = True):
         checks.writable_file("--out", os.path.join(folder, f))
     s.pop("title")
     include, quick_include = s.pop("include"), s.pop("quick_include")
-    env, budgets = s.pop("env"), s.pop("budgets")
+    env, budgets = s.pop("env"), budgets_of(s)
+    s.pop("budgets")
     if quick:
         s.update(horizon=2_000, runs=20, tuning_runs=10, tuning_steps=4)
     front = jb.frontier(env, budgets, include=quick_include if quick else include, out=folder, progress=progress,
@@ -128,6 +137,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     # one device per core (a run's numbers do not depend on it; on 2 cores the frontier takes about half the time)
     sharding.start_devices(args.devices, configure=argv is None or args.devices is not None, name="--devices")
+    import jax
+    print(f"simulating on {jax.device_count()} {jax.default_backend()} device(s)", flush=True)
     names = args.only or list(INSTANCES)
     if args.replot:
         recorded = recorded_frontiers()
