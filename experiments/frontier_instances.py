@@ -43,8 +43,8 @@ def _gdp_levels(pure: bool = False) -> list:
 
 
 def budgets_of(settings: dict) -> list:
-    """An instance's levels. The GDP instances' are computed on first use: computing them starts JAX, and the
-    command line must first give it one device per core."""
+    """An instance's levels. The GDP instances' are computed when asked, not at import: computing them starts JAX,
+    and the command line must first give it one device per core."""
     budgets = settings["budgets"]
     return budgets() if callable(budgets) else list(budgets)
 

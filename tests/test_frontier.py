@@ -522,3 +522,7 @@ def test_the_search_simulates_in_groups_with_the_numbers_of_one_batch(monkeypatc
     assert shapes == [8, 8, 8]  # 2 points a group, the fifth padded
     whole = real(spec.with_points(points), runs=4, seed=3).final().mean(1)
     np.testing.assert_array_equal(got, whole)
+    shapes.clear()  # more runs than a group: one point a simulation
+    got = fr_algorithm._simulated_means(spec, points[:2], runs=10, seed=3)
+    assert shapes == [10, 10]
+    np.testing.assert_array_equal(got, real(spec.with_points(points[:2]), runs=10, seed=3).final().mean(1))

@@ -189,7 +189,7 @@ def when(pred, fn: Callable, operands: tuple, otherwise):
     is needed only at the rare steps where a run's phase ends, so the batching rule asks the batch instead: if
     any run's ``pred`` holds, ``fn`` runs for the whole batch and each run keeps its own value (``jnp.where``, as
     if computed every step: the same numbers); if none does, the step skips it. Where few runs need it (at most
-    1/4 of a batch of 8 or more, `COMPACT_FRACTIONS`), only those are gathered and computed: AdaP-KLUCB's kl
+    1/4 of a batch of 4 or more, `COMPACT_FRACTIONS`), only those are gathered and computed: AdaP-KLUCB's kl
     indices of 101 arms at its episode ends, which some run of 64 reaches at most steps, cost 3× less so. It pays
     where phase ends are rare across the batch (DP-SE's epochs); where every step ends some run's phase it costs
     one conditional.
@@ -231,8 +231,8 @@ def when(pred, fn: Callable, operands: tuple, otherwise):
                                     new, ops[1])
             return compute
 
-        # batches of 8 or more: the smallest capacity that holds the runs needing it (smaller batches gain nothing)
-        capacities = sorted({axis_size // f for f in COMPACT_FRACTIONS if 1 <= axis_size // f <= axis_size // 2})
+        # batches of 4 or more: the smallest capacity that holds the runs needing it
+        capacities = sorted({axis_size // f for f in COMPACT_FRACTIONS if axis_size // f >= 1})
         count = jnp.sum(pred, dtype=jnp.int32)
         branch = jnp.minimum(count, 1) + sum((count > c).astype(jnp.int32) for c in capacities)
         out = jax.lax.switch(branch, [lambda ops: ops[1], *map(gathered, capacities), taken], (operands, otherwise))
