@@ -60,13 +60,13 @@ INSTANCES = {
         horizon=100_000, runs=100, include=["central"], quick_include=["dp-se", "dp-ucb-bound"]),
     "gdp-ts-bernoulli": dict(
         title="TS is itself DP's Bernoulli instance (0.75, ..., 0.25); levels: η = 1, 2, 5, 10 as (ε, δ = 1e-6)",
-        env="bernoulli", env_params=dict(gdp_ts.BERNOULLI[1]), budgets=functools.partial(_gdp_levels), delta=GDP_DELTA,
+        env="bernoulli", env_params=dict(gdp_ts.BERNOULLI[1]), budgets=_gdp_levels, delta=GDP_DELTA,
         horizon=100_000, runs=200, tuning_steps=96, include=["central"],
         quick_include=["modified-thompson", "dp-se"]),
     "gdp-ts-bernoulli-pure": dict(
         title="TS is itself DP's Bernoulli instance, pure ε-DP at the ε that implies η-GDP (η = 1, 2, 5, 10)",
-        env="bernoulli", env_params=dict(gdp_ts.BERNOULLI[1]), budgets=functools.partial(_gdp_levels, pure=True), delta=0.0,
-        horizon=100_000, runs=200, include=["central"], quick_include=["lazy-ucb", "dp-se"]),
+        env="bernoulli", env_params=dict(gdp_ts.BERNOULLI[1]), budgets=functools.partial(_gdp_levels, pure=True),
+        delta=0.0, horizon=100_000, runs=200, include=["central"], quick_include=["lazy-ucb", "dp-se"]),
     "ldp-ts-testbed20": dict(
         title="LDP Thompson sampling's 20-arm testbed, local mechanisms", env="testbed20", env_params={},
         budgets=[0.5, 1.0, 2.0, 4.0], delta=0.0, notion="local", horizon=100_000, runs=200,

@@ -354,8 +354,9 @@ def test_the_recorded_frontiers_are_those_of_the_instances_and_their_claims_hold
     assert set(recorded) == set(frontier_instances.INSTANCES)
     for name, front in recorded.items():
         s, c = frontier_instances.INSTANCES[name], front.config
-        assert (c["env"], c["env_params"], c["levels"], c["delta"]) == (s["env"], s["env_params"],
-                                                                       sorted(frontier_instances.budgets_of(s)), s["delta"]), name
+        levels = sorted(frontier_instances.budgets_of(s))
+        assert (c["env"], c["env_params"], c["levels"], c["delta"]) == (s["env"], s["env_params"], levels,
+                                                                       s["delta"]), name
         assert (c["horizon"], c["runs"], c["include"]) == (s["horizon"], s["runs"], s["include"]), name
         num_arms = envs.make(c["env"], **c["env_params"])[0].num_arms
         assert front.rows and {r["level"] for r in front.rows} <= set(c["levels"])
