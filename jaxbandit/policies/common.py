@@ -58,6 +58,16 @@ def onehot(arm, num_arms, dtype=jnp.int32):
     return (jnp.arange(num_arms) == arm).astype(dtype)
 
 
+def arm_slice(tree, arm):
+    """Arm ``arm``'s entries of a pytree of per-arm arrays (leading axis K): one arm's counter, updated alone."""
+    return jax.tree.map(lambda x: x[arm], tree)
+
+
+def with_arm(tree, arm, new):
+    """``tree`` (per-arm arrays, leading axis K) with arm ``arm``'s entries replaced by ``new`` (an `arm_slice`)."""
+    return jax.tree.map(lambda n, old: jax.lax.dynamic_update_index_in_dim(old, n, arm, 0), new, tree)
+
+
 def uniform_draw(key, steps, params):
     """One uniform per step (tie-breaking, exploration coins)."""
     del params

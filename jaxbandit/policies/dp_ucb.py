@@ -43,7 +43,7 @@ from jaxbandit import checks
 from jaxbandit.accounting import composition
 from jaxbandit.accounting.accountants import Accountant, epsilon_of, pure_dp
 from jaxbandit.mechanisms import counters, laplace as laplace_noise
-from jaxbandit.policies.common import WHOLE_RUN, onehot, unplayed_first
+from jaxbandit.policies.common import WHOLE_RUN, arm_slice, onehot, unplayed_first, with_arm
 from jaxbandit.policies.phased import phased, when
 from jaxbandit.types import Policy
 from jaxbandit.registry import POLICIES, Golden
@@ -112,10 +112,9 @@ def _counter_policy(num_arms: int, every_arm: bool, with_bound: bool, name: str,
             counter = counters.hybrid_insert(shared, items, lap, params.epsilon, when=when)
             counter = counter._replace(n=jnp.broadcast_to(counter.n, state.counter.n.shape))
         else:  # only the pulled arm's counter takes an item: update it alone (K times less work than masking)
-            one = counters.hybrid_insert(jax.tree.map(lambda x: x[arm], state.counter), obs,
-                                         laplace_noise.at_arm(lap, arm), params.epsilon)
-            counter = jax.tree.map(lambda new, old: jax.lax.dynamic_update_index_in_dim(old, new, arm, 0), one,
-                                   state.counter)
+            one = counters.hybrid_insert(arm_slice(state.counter, arm), obs, laplace_noise.at_arm(lap, arm),
+                                         params.epsilon)
+            counter = with_arm(state.counter, arm, one)
         return CounterState(counter, state.counts + hit)
 
     accountant = pure_dp(epsilon_of, protects=_PROTECTS,

@@ -30,7 +30,8 @@ import jax.numpy as jnp
 
 from jaxbandit import checks
 from jaxbandit.accounting.accountants import epsilon_of, pure_dp
-from jaxbandit.policies.common import bind_run_horizon, capped_pulls, check_known_horizon, kahan_add, onehot
+from jaxbandit.policies.common import (arm_slice, bind_run_horizon, capped_pulls, check_known_horizon, kahan_add,
+                                       onehot, with_arm)
 from jaxbandit.policies.elimination import eliminate
 from jaxbandit.policies.phased import phased, round_robin
 from jaxbandit.mechanisms import counters, laplace as laplace_noise
@@ -141,10 +142,10 @@ def dp_rucb(num_arms: int, *, variant: str = "corrected", release: str = "discre
         n = jnp.sum(jnp.where(hit, counts, 0))
         bound = rucb_bound(n, params, state.tree.alpha.dtype)
         # only the pulled arm's tree takes the item: it alone is updated (K times less work than masking every arm's)
-        one = counters.tree_insert(jax.tree.map(lambda x: x[arm], state.tree), truncate(obs, bound),
+        one = counters.tree_insert(arm_slice(state.tree, arm), truncate(obs, bound),
                                    laplace_noise.at_arm(rng.drawn, arm), params.epsilon,
                                    sensitivity=params.sensitivity * bound, depth=tree_depth(params, printed))
-        tree = jax.tree.map(lambda new, old: jax.lax.dynamic_update_index_in_dim(old, new, arm, 0), one, state.tree)
+        tree = with_arm(state.tree, arm, one)
         return RUCBState(tree, counts, state.step + 1)
 
     def validate(params, horizon=None):
