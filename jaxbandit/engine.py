@@ -345,9 +345,15 @@ def make_block(env: Env, policy: Policy, privatizer: Privatizer, steps: int, slo
         # Traced before the scan only where its step reads them (the program of ≤ ORDERED_MAX arms is unchanged).
         start, times, valid, offset = records() if K > ORDERED_MAX else (None,) * 4
 
+        # `Policy.state_run_major`: within the block the policy's state has its batch axis first (moved once
+        # before the scan and back after it), so that a per-run row update is in place, not a transpose of a table
+        state_first = batched and policy.state_run_major
         if batched:  # a step's slice of a run-major draw has its batch axis first (`Policy.run_major`)
             step_axes = tuple(StepRandom(0, jax.tree.map(lambda a: 0 if a == 1 else -1, a)) for a in axes)
-            per_run = jax.vmap(per_run_step, in_axes=(-1, *step_axes, -1, -1, -1), out_axes=-1)
+            run_axes = jax.tree.map(lambda _: -1, state.run)
+            if state_first:
+                run_axes = run_axes._replace(policy=jax.tree.map(lambda _: 0, state.run.policy))
+            per_run = jax.vmap(per_run_step, in_axes=(run_axes, *step_axes, -1, -1, -1), out_axes=(run_axes, -1))
         else:
             per_run = per_run_step
 
@@ -363,7 +369,11 @@ def make_block(env: Env, policy: Policy, privatizer: Privatizer, steps: int, slo
                                       lambda c, g: jnp.full(total.shape, jnp.nan, total.dtype), run.counts, gaps)
             return run, (pseudo, total)
 
-        run, (pseudo, realized) = jax.lax.scan(step, state.run, (jnp.arange(steps), noise), unroll=unroll)
+        move = lambda run, a, b: run._replace(policy=jax.tree.map(lambda x: jnp.moveaxis(x, a, b), run.policy))
+        run, (pseudo, realized) = jax.lax.scan(step, move(state.run, -1, 0) if state_first else state.run,
+                                               (jnp.arange(steps), noise), unroll=unroll)
+        if state_first:
+            run = move(run, 0, -1)
 
         # Copy the records falling in this block.
         if K <= ORDERED_MAX:

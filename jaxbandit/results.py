@@ -248,7 +248,8 @@ class Results:
                     horizon=c["horizon"], runs=c["runs"], seed=c["seed"], record=np.asarray(c["record_times"]),
                     **({"policy_options": c["policy_options"]} if c.get("policy_options") else {}),
                     **({"simulator": c["simulator"]} if "simulator" in c else {}),
-                    **({"realized": False} if c.get("realized") is False else {}))
+                    **({"realized": False} if c.get("realized") is False else {}),
+                    **({"first_run": c["first_run"]} if c.get("first_run") else {}))
 
 
 def npz_problem(err: Exception, path: str | None = None) -> str:

@@ -93,12 +93,16 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
 
 def run_spec(spec: Spec, *, runs: int, seed: int = 0, chunk_steps: int | None = None, progress: bool | None = None,
              callback: Callable | None = None, checkpoint: str | None = None, keep_checkpoint: bool = False,
-             unroll: int = UNROLL, devices=None) -> Results:
+             unroll: int = UNROLL, devices=None, first_run=0) -> Results:
     """Simulate a resolved configuration (`jaxbandit.spec.resolve`) ``runs`` times at each of its points.
 
     Args:
       spec: the configuration, with a horizon.
       runs, seed: as for `sweep`.
+      first_run: the index of the first run: runs ``first_run .. first_run + runs − 1`` of ``seed`` (keys
+        ``fold_in(key(seed), r)``), an int for every point or one per point. A later slice of the same runs: the
+        frontier's raced search simulates more runs only of the points still in the race. Recorded in the
+        configuration where it is not 0.
       chunk_steps: steps per streamed chunk (rounded down to blocks of 50, at least one block); default: sized by
         time, so that progress, callbacks and checkpoints come about every 2 s on the machine at hand (chunk
         lengths never change the numbers).
@@ -133,8 +137,12 @@ def run_spec(spec: Spec, *, runs: int, seed: int = 0, chunk_steps: int | None = 
     unroll = checks.positive_int("unroll", unroll)
     if chunk_steps is not None:
         checks.positive_int("chunk_steps", chunk_steps)
+    firsts = _first_runs(first_run, len(spec.points), runs)
     horizon, times = spec.horizon, spec.record_times
-    config = {**spec.config(runs, seed), **environment_info()}
+    config = spec.config(runs, seed)
+    if any(firsts):  # absent from 0: the configurations of the first runs keep their fingerprints
+        config["first_run"] = firsts[0] if len(set(firsts)) == 1 else firsts
+    config.update(environment_info())
     fingerprint = f"{config_fingerprint(config)}-unroll{unroll}"
     mesh = device_mesh(devices)  # checked before any compilation
     # What ran where: not in the fingerprint (the numbers do not depend on it). The epoch simulator shards its runs
@@ -152,7 +160,7 @@ def run_spec(spec: Spec, *, runs: int, seed: int = 0, chunk_steps: int | None = 
     estimate = check_memory(spec.env, spec.policy, spec.privatizer, spec.params, len(spec.points) * runs, len(times),
                             record_slots(times))
     params = spec.stacked(runs)
-    keys = jnp.tile(run_keys(seed, runs), len(spec.points))
+    keys = _point_keys(seed, runs, firsts)
     grid_shape = spec.grid_shape
     axes = spec.grid
 
@@ -170,7 +178,7 @@ def run_spec(spec: Spec, *, runs: int, seed: int = 0, chunk_steps: int | None = 
         g, r = divmod(int(n), runs)
         coords = np.unravel_index(g, grid_shape) if grid_shape else ()
         at = ", ".join(f"{','.join(p)}={v[i]}" for (p, v), i in zip(axes, coords))
-        return f"run {r}" + (f" at {at}" if at else "")
+        return f"run {firsts[g] + r}" + (f" at {at}" if at else "")
 
     if not spec.simulator.chunked:
         one_process = None if sharding.spans_processes(mesh) else mesh
@@ -188,10 +196,30 @@ def run_spec(spec: Spec, *, runs: int, seed: int = 0, chunk_steps: int | None = 
     return results
 
 
-def run_keys(seed: int, runs: int):
-    """The keys of runs 0..runs − 1 of ``seed``: ``fold_in(jaxbandit.random.key(seed), r)``."""
+def run_keys(seed: int, runs: int, first: int = 0):
+    """The keys of runs first..first + runs − 1 of ``seed``: ``fold_in(jaxbandit.random.key(seed), r)``."""
     seed = checks.positive_int("seed", seed, minimum=0, maximum=MAX_SEED)
-    return jax.vmap(jax.random.fold_in, in_axes=(None, 0))(threefry.key(seed), jnp.arange(runs))
+    return jax.vmap(jax.random.fold_in, in_axes=(None, 0))(threefry.key(seed), first + jnp.arange(runs))
+
+
+def _first_runs(first_run, points: int, runs: int) -> list:
+    """``first_run`` (an int, or one per point) as one int per point, checked: runs r < 2^31."""
+    many = np.ndim(first_run) > 0
+    values = list(first_run) if many else [first_run] * points
+    if many and len(values) != points:
+        raise ValueError(f"first_run has {len(values)} entries; it needs one per point ({points}) or one int")
+    values = [checks.positive_int("first_run", v, minimum=0) for v in values]
+    for v in values:
+        if v and v + runs > 2 ** 31:
+            raise ValueError(f"first_run={v} with runs={runs} reaches run {v + runs - 1}, beyond the last, 2^31 − 1")
+    return values
+
+
+def _point_keys(seed: int, runs: int, firsts: list):
+    """The keys of every point's runs, point-major: runs ``firsts[p] ..`` of ``seed`` at point p."""
+    if len(set(firsts)) == 1:
+        return jnp.tile(run_keys(seed, runs, firsts[0]), len(firsts))
+    return jnp.concatenate([run_keys(seed, runs, f) for f in firsts])
 
 
 def final_state(spec: Spec, runs: int, seed: int) -> EngineState:

@@ -172,6 +172,10 @@ class Policy(NamedTuple):
         (time, batch, values), each run's values contiguous, instead of with the batch last: for draws of costly
         values (tail-safe Gaussian noise of a Gram matrix, whose generator then runs about twice as fast); cheap
         uniforms read faster batch-last (Beta TS lost 10% run-major). A layout only: the same values.
+      state_run_major: whether the drivers give its state the batch axis first while they step a block (moved
+        once per block of `jaxbandit.engine.BLOCK` steps): for a policy that reads and writes one arm's row of a
+        per-arm table each step (DPRUCB's trees, DP-UCB-BOUND's counters), which with the batch last XLA does by
+        transposing the whole table every step (20x slower for a 101 x 31 table). A layout only: the same values.
     """
 
     name: str
@@ -191,6 +195,7 @@ class Policy(NamedTuple):
     contextual: bool = False
     epochs: Any = None
     run_major: bool = False
+    state_run_major: bool = False
 
     def __repr__(self) -> str:
         options = "".join(f", {k}={v!r}" for k, v in dict(self.options).items())

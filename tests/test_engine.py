@@ -48,6 +48,24 @@ def test_chunked_equals_unchunked_bit_for_bit(horizon):
     assert one.t[-1] == horizon and np.all(one.counts.sum(-1) == horizon)
 
 
+@pytest.mark.parametrize("name", ["dp-rucb", "dp-ucb-bound"])
+def test_a_run_major_state_is_a_layout_only(name):
+    """`Policy.state_run_major` (the batch axis first while a block is stepped) gives the numbers of the batch-last
+    layout bit for bit, over a block boundary and a short tail block (the unbatched `rollout` has no batch axis:
+    tests/test_golden.py)."""
+    env, ep = envs.make("bernoulli", means=MEANS)
+    pol, pp = policies.make(name, env.num_arms)
+    assert pol.state_run_major
+    T = 2 * BLOCK + 17
+    times = np.array([1, 49, 50, 51, T])
+    results = {}
+    for layout in (True, False):
+        spec = jb.resolve(env, pol._replace(state_run_major=layout), "identity", env_params=ep, policy_params=pp,
+                          horizon=T, record=times)
+        results[layout] = jb.run_spec(spec, runs=5, seed=2, progress=False)
+    _same(results[True], results[False])
+
+
 def test_shorter_horizon_is_a_prefix():
     times = np.array([10, 100, 250, 400])
     short = simulate(policy="ucb1", horizon=400, runs=4, record=times, **KW)

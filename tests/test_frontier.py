@@ -504,26 +504,85 @@ def test_one_level_is_drawn_as_a_ranked_dot_plot_with_the_names_and_ties(tmp_pat
     plotting.save(fig, str(tmp_path / "one_level.png"))
 
 
-def test_the_search_simulates_in_groups_with_the_numbers_of_one_batch(monkeypatch):
-    """`_simulated_means` runs its points in groups of `GROUP_RUNS` runs (the last padded): the means are those of
-    one batch of all the points, and every group has one shape."""
+def _race_spec():
     spec = jb.resolve("bernoulli", "lazy-ucb", env_params={"means": [0.7, 0.5, 0.4]}, horizon=300)
-    points = [spec.params._replace(policy=spec.params.policy._replace(c1=jnp.asarray(c, jnp.float32)))
-              for c in (0.05, 0.1, 0.3, 1.0, 1.5)]
-    shapes = []
+    return spec, [spec.params._replace(policy=spec.params.policy._replace(c1=jnp.asarray(c, jnp.float32)))
+                  for c in (0.05, 0.1, 0.3, 1.0, 1.5)]
+
+
+def _counting(monkeypatch, shapes):
     real = fr_algorithm.run_spec
 
     def counted(s, **kw):
         shapes.append(len(s.points) * kw["runs"])
         return real(s, **kw)
-
-    monkeypatch.setattr(fr_algorithm, "GROUP_RUNS", 8)
     monkeypatch.setattr(fr_algorithm, "run_spec", counted)
-    got = fr_algorithm._simulated_means(spec, points, runs=4, seed=3)
-    assert shapes == [8, 8, 8]  # 2 points a group, the fifth padded
-    whole = real(spec.with_points(points), runs=4, seed=3).final().mean(1)
-    np.testing.assert_array_equal(got, whole)
-    shapes.clear()  # more runs than a group: one point a simulation
-    got = fr_algorithm._simulated_means(spec, points[:2], runs=10, seed=3)
-    assert shapes == [10, 10]
-    np.testing.assert_array_equal(got, real(spec.with_points(points[:2]), runs=10, seed=3).final().mean(1))
+    return real
+
+
+def test_the_search_simulates_fewer_runs_at_once_on_many_arms():
+    """About `GROUP_ARM_RUNS` arms x runs a simulation, in whole slices, at most `GROUP_RUNS` runs."""
+    assert [fr_algorithm.group_runs(k) for k in (2, 9, 20, 25, 101, 1000, 10 ** 6)] == [200, 200, 200, 200, 50, 10, 10]
+
+
+def test_an_unraced_search_gives_the_means_of_one_batch_in_groups_of_one_shape(monkeypatch):
+    """With no stopping (`RACE_Z` = ∞) every point gets all its runs, in slices of `RACE_SLICE` and simulations of
+    `group_runs` runs (the last padded): the means are those of one batch of all the points. Where a simulation
+    holds more than one point's runs there is no race: whole points, as many a simulation as fit."""
+    spec, points = _race_spec()
+    shapes = []
+    real = _counting(monkeypatch, shapes)
+    monkeypatch.setattr(fr_algorithm, "GROUP_RUNS", 8)
+    monkeypatch.setattr(fr_algorithm, "RACE_SLICE", 2)
+    monkeypatch.setattr(fr_algorithm, "RACE_Z", math.inf)
+    race = fr_algorithm._Race(spec, seed=3, runs=8)
+    assert race.slice == 2
+    asked = {1.0: [((1.0, i), p) for i, p in enumerate(points[:3])], 2.0: [((2.0, i), p) for i, p in
+                                                                          enumerate(points[3:])]}
+    got = race.means(asked)
+    assert set(shapes) == {8} and len(shapes) == 5  # 5 points x 4 slices of 2 runs, 4 slices a simulation
+    whole = real(spec.with_points(points), runs=8, seed=3).final().mean(1)
+    np.testing.assert_allclose(got[1.0] + got[2.0], whole, rtol=1e-6)
+    assert race.simulated == {1.0: 24, 2.0: 16}
+    shapes.clear()  # a simulation holds two points' 4 runs: no race, 2 points a simulation, the last padded
+    race = fr_algorithm._Race(spec, seed=3, runs=4)
+    got = race.means({1.0: [((1.0, i), p) for i, p in enumerate(points)]})
+    assert race.slice == 4 and shapes == [8, 8, 8]
+    np.testing.assert_allclose(got[1.0], real(spec.with_points(points), runs=4, seed=3).final().mean(1), rtol=1e-6)
+    shapes.clear()  # runs that are no multiple of the slice: no race, all runs of a point at once
+    race = fr_algorithm._Race(spec, seed=3, runs=5)
+    got = race.means({1.0: [((1.0, i), p) for i, p in enumerate(points[:2])]})
+    assert shapes == [5, 5]
+    np.testing.assert_allclose(got[1.0], real(spec.with_points(points[:2]), runs=5, seed=3).final().mean(1),
+                               rtol=1e-6)
+
+
+def test_a_race_stops_a_clearly_worse_point_and_estimates_it_on_the_leaders_runs(monkeypatch):
+    """A point far worse than its level's best stops after its first slices; its mean is its paired difference from
+    the leader plus the leader's mean on all runs. The best points run to the end, with the one-batch numbers, and
+    a point identical to another on every run (a plateau) is never stopped."""
+    spec = jb.resolve("bernoulli", "lazy-ucb", env_params={"means": [0.9, 0.2, 0.1]}, horizon=2000)
+    good = spec.params._replace(policy=spec.params.policy._replace(c1=jnp.asarray(0.05, jnp.float32)))
+    bad = spec.params._replace(policy=spec.params.policy._replace(c1=jnp.asarray(50.0, jnp.float32)))
+    shapes = []
+    real = _counting(monkeypatch, shapes)
+    monkeypatch.setattr(fr_algorithm, "GROUP_RUNS", 20)  # 2 slices of 10 a simulation
+    race = fr_algorithm._Race(spec, seed=5, runs=40)
+    asked = {1.0: [((1.0, "good"), good), ((1.0, "bad"), bad), ((1.0, "twin"), good)]}
+    got = race.means(asked)[1.0]
+    assert race.runs_of((1.0, "good")) == race.runs_of((1.0, "twin")) == 40 and (1.0, "good") not in race.stopped
+    assert race.runs_of((1.0, "bad")) == 10 and race.stopped[(1.0, "bad")][0] in ((1.0, "good"), (1.0, "twin"))
+    whole = np.asarray(real(spec.with_points([good, bad]), runs=40, seed=5).final(), np.float64)
+    np.testing.assert_allclose(got[0], whole[0].mean(), rtol=1e-6)
+    assert got[2] == got[0]
+    difference = whole[1, :10].mean() - whole[0, :10].mean()
+    assert difference > 0
+    np.testing.assert_allclose(got[1], whole[0].mean() + difference, rtol=1e-6)
+    assert race.simulated == {1.0: 90}  # 40 + 40 + 10 runs
+    assert set(shapes) == {20}
+    # a later request is compared with the best point that has run everything (the leader across rounds)
+    worse = spec.params._replace(policy=spec.params.policy._replace(c1=jnp.asarray(20.0, jnp.float32)))
+    again = race.means({1.0: [((1.0, "worse"), worse)]})[1.0]
+    best = min(((1.0, "good"), (1.0, "twin")), key=lambda k: (race.finals[k].mean(), k))
+    assert race.stopped[(1.0, "worse")][0] == best
+    assert race.runs_of((1.0, "worse")) < 40 and again[0] > got[0]

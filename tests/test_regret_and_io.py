@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from jaxbandit import Results, rerun, simulate, sweep
+from jaxbandit import Results, rerun, resolve, run_spec, simulate, sweep
 from tests.helpers import Z
 
 MEANS9 = [round(0.1 * i, 1) for i in range(1, 10)]
@@ -71,6 +71,29 @@ def test_results_statistics_save_load_rerun(tmp_path):
     np.testing.assert_array_equal(again.pseudo_regret, res.pseudo_regret)
     s = res.summary()
     assert s["runs"] == 64 and s["horizon"] == 2000 and s["final_regret_mean"] == pytest.approx(res.mean()[-1])
+
+
+def test_first_run_simulates_a_later_slice_of_the_same_runs():
+    """``first_run``: runs first..first + runs − 1 of the seed, an int for every point or one per point; the slice
+    is recorded (its configuration re-runs it) and nothing else changes (runs from 0 keep their configuration)."""
+    points = resolve("bernoulli", "epsilon-greedy", env_params={"means": [0.3, 0.6]}, horizon=200,
+                     grid={"policy.epsilon": [0.05, 0.5]})
+    whole = run_spec(points, runs=6, seed=4, progress=False)
+    later = run_spec(points, runs=3, seed=4, first_run=2, progress=False)
+    np.testing.assert_array_equal(later.pseudo_regret, whole.pseudo_regret[:, 2:5])
+    assert later.config["first_run"] == 2 and "first_run" not in whole.config
+    mixed = run_spec(points, runs=2, seed=4, first_run=[4, 0], progress=False)
+    np.testing.assert_array_equal(mixed.pseudo_regret[0], whole.pseudo_regret[0, 4:6])
+    np.testing.assert_array_equal(mixed.pseudo_regret[1], whole.pseudo_regret[1, 0:2])
+    assert mixed.config["first_run"] == [4, 0]
+    np.testing.assert_array_equal(rerun(later).pseudo_regret, later.pseudo_regret)
+    np.testing.assert_array_equal(rerun(mixed).pseudo_regret, mixed.pseudo_regret)
+    with pytest.raises(ValueError, match=r"first_run=-1 is outside the valid range \[0, inf\)"):
+        run_spec(points, runs=2, seed=4, first_run=-1)
+    with pytest.raises(ValueError, match=r"first_run=2147483647 with runs=2 reaches run 2147483648, beyond"):
+        run_spec(points, runs=2, seed=4, first_run=2 ** 31 - 1)
+    with pytest.raises(ValueError, match="first_run has 3 entries; it needs one per point \\(2\\)"):
+        run_spec(points, runs=2, seed=4, first_run=[0, 1, 2])
 
 
 def test_sweep_results_select_and_iterate():

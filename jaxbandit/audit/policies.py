@@ -17,7 +17,7 @@ from jaxbandit.audit.montecarlo import Audit
 from jaxbandit.mechanisms import counters, perturbations
 from jaxbandit.mechanisms import laplace as laplace_noise
 from jaxbandit.policies.ftpl import start_pulls
-from jaxbandit.policies.robust import RUCBState, rucb_bound
+from jaxbandit.policies.robust import rucb_bound
 from jaxbandit.random import samplers
 from jaxbandit.registry import AUDITS
 from jaxbandit.types import StepRandom
@@ -85,7 +85,7 @@ def dp_rucb(bug=None, epsilon=1.0, v=0.5, u=2.0, release="discrete"):
             return state, counters.tree_release(state.tree)[0]
 
         init = policy.init(params)
-        _, released = jax.lax.scan(step, RUCBState(init.tree, init.counts, jnp.int32(1)), (xs, laps))
+        _, released = jax.lax.scan(step, init._replace(step=jnp.int32(1)), (xs, laps))
         node = jnp.min(jnp.stack([released[0], released[1], released[3]]))  # item 1's nodes: Ŝ_1, Ŝ_2, Ŝ_4
         return jnp.concatenate([jnp.stack([node]), released])
 

@@ -20,7 +20,10 @@ from jaxbandit.types import with_fields
 
 QUANTILES = (0.1, 0.5, 0.9)  # the regret quantiles a row reports
 CONFIRM_FACTOR = 2  # the confirmation of a search's best points: this many times its tuning runs
-GROUP_RUNS = 200  # runs per simulation of the search (`_simulated_means`): one compilation for all its rounds
+GROUP_RUNS = 200  # runs per simulation of the search (`_Race`), at most: one compilation for all its rounds
+GROUP_ARM_RUNS = 5000  # ... and at least about this many arms x runs (`group_runs`)
+RACE_SLICE = 10  # a raced point's runs come in slices of this many (`_Race`)
+RACE_Z = 3.0  # a point stops racing where its mean paired difference from its level's leader exceeds this many SEs
 
 
 def _budget(alg, accountant, level, delta) -> Budget:
@@ -87,7 +90,7 @@ def _tune_search(alg, spec, levels, delta, given, tuning_runs, tuning_seed, conf
     """The policy's tunable parameters (those the user fixed left out) at every level by `expanding_search`, the
     calibrated one on the level's boundary at every point, the levels' rounds batched into one simulation each, on
     the tuning seed's runs, its best points confirmed on `CONFIRM_FACTOR` times as many runs of the confirmation
-    seed; ``(chosen, tuning, spent, warnings)`` per level, as `_tune_gradient`."""
+    seed, both raced (`_Race`); ``(chosen, tuning, spent, warnings)`` per level, as `_tune_gradient`."""
     grids = {k: v for k, v in dict(spec.policy.tunable).items() if k not in given}
     integer = {k for k in grids if np.issubdtype(np.asarray(getattr(spec.params.policy, k)).dtype, np.integer)}
     chosen, tuning, spent, warns = {}, {}, {}, {}
@@ -107,6 +110,8 @@ def _tune_search(alg, spec, levels, delta, given, tuning_runs, tuning_seed, conf
             return point is not None
         return valid
 
+    confirm_runs = CONFIRM_FACTOR * tuning_runs
+    races = {False: _Race(spec, tuning_seed, tuning_runs), True: _Race(spec, confirm_seed, confirm_runs)}
     searches = {level: expanding_search(grids, valid_at(level), integer=integer) for level in levels}
     asked = {}
     for level, search in list(searches.items()):
@@ -114,29 +119,22 @@ def _tune_search(alg, spec, levels, delta, given, tuning_runs, tuning_seed, conf
             asked[level] = next(search)
         except StopIteration as done:
             searches.pop(level)
-            _searched(level, done.value, tuning_runs, spec.horizon, chosen, tuning, spent, warns, points)
-    confirm_runs = CONFIRM_FACTOR * tuning_runs
+            _searched(level, done.value, spec.horizon, chosen, tuning, spent, warns, points, races)
     say(f"tuning {', '.join(sorted(grids))} by an expanding grid search, {tuning_runs} runs a point, the best "
-        f"confirmed on {confirm_runs} others")
+        f"confirmed on {confirm_runs} others (raced: a point is stopped once clearly worse than the level's best)")
     while asked:
         means = {}
-        for confirming, runs, seed in ((False, tuning_runs, tuning_seed), (True, confirm_runs, confirm_seed)):
-            group = [lv for lv in asked if isinstance(asked[lv], Confirm) == confirming]
-            batch = [points[(lv, _values_key(v))] for lv in group for v in asked[lv]]
-            if not batch:
-                continue
-            mean = _simulated_means(spec, batch, runs, seed)
-            i = 0
-            for level in group:
-                means[level] = [float(m) for m in mean[i:i + len(asked[level])]]
-                i += len(asked[level])
+        for confirming, race in races.items():
+            group = {lv: [((lv, _values_key(v)), points[(lv, _values_key(v))]) for v in asked[lv]]
+                     for lv in asked if isinstance(asked[lv], Confirm) == confirming}
+            if group:
+                means.update(race.means(group))
         following = {}
         for level in asked:
             try:
                 following[level] = searches[level].send(means[level])
             except StopIteration as done:
-                _searched(level, done.value, tuning_runs, spec.horizon, chosen, tuning, spent, warns, points,
-                          confirm_runs)
+                _searched(level, done.value, spec.horizon, chosen, tuning, spent, warns, points, races)
         asked = following
     return chosen, tuning, spent, warns
 
@@ -145,31 +143,133 @@ def _values_key(values) -> tuple:
     return tuple(sorted((k, float(v)) for k, v in values.items()))
 
 
-def _simulated_means(spec, points, runs, seed) -> np.ndarray:
-    """The mean final regret of each point on runs 0..runs − 1 of ``seed``, simulated in groups of `GROUP_RUNS`
-    runs (the last group padded with its last point): every round of the search and the confirmation then share
-    one compiled program (about 10 s per shape at 101 arms), and at most one group's share is padding. A run's
-    numbers do not depend on its batch."""
-    per = max(GROUP_RUNS // runs, 1)
-    means = []
-    for i in range(0, len(points), per):
-        group = points[i:i + per]
-        padded = group + [group[-1]] * (per - len(group))
-        means.extend(run_spec(spec.with_points(padded), runs=runs, seed=seed, progress=False).final().mean(1)[
-            :len(group)])
-    return np.asarray(means)
+def group_runs(num_arms: int) -> int:
+    """Runs per simulation of the search: `GROUP_RUNS`, or fewer on many arms, down to a multiple of `RACE_SLICE`
+    of about `GROUP_ARM_RUNS` / K. A small batch keeps the race's steps fine (a padded simulation costs as much
+    as a full one) and on many arms is nearly as fast per run: at K = 101, 50 runs a simulation run at 79-108% of
+    the speed of 200 (benchmarks/RESULTS.md), at K = 9 at half of it."""
+    runs = -(-GROUP_ARM_RUNS // max(int(num_arms), 1) // RACE_SLICE) * RACE_SLICE
+    return int(min(GROUP_RUNS, max(runs, RACE_SLICE)))
 
 
-def _searched(level, result, tuning_runs, horizon, chosen, tuning, spent, warns, points, confirm_runs=0) -> None:
+class _Race:
+    """The search's simulations on one seed's runs 0..runs − 1, raced (the racing of Maron & Moore, "Hoeffding
+    races", NIPS 1993, on paired differences). Every point asked for gets its runs in slices of `RACE_SLICE`, one
+    slice at a time (and later slices of the points nearest the lead where a simulation of `group_runs` runs has
+    room). After each round of
+    simulations, a point whose mean paired difference from its level's leader (the least mean on the same runs,
+    among the points still racing and the best point that has run them all) exceeds `RACE_Z` standard errors gets no
+    more runs. Its mean is then estimated on the leader's runs by common random numbers: its mean difference from
+    the leader plus the leader's mean (the leader's own estimate where it was stopped later). Such a point is
+    clearly worse than the leader, so the search's choices hardly change. On DP-FTPL's instance 2 the race stopped
+    148 of 351 points early and simulated 24% fewer runs (benchmarks/RESULTS.md); the points near a level's optimum,
+    which 50 runs cannot tell apart, run to the end.
+
+    Every simulation has the same shape (`group_runs` runs, padded with copies of its last slice), so one compiled
+    program serves the whole search; a run's numbers do not depend on its batch, so a point's runs are the same
+    runs whichever simulation they fell in. There is no race, each point getting all its runs at once and a
+    simulation as many points as it holds, where a simulation holds more than one point's runs (few arms: 200 runs
+    for 50 a point; there a simulation is short and the race's looks only add simulations, which made DP-FTPL's
+    instance 1 and seed 001's instance 10-20% slower) or where ``runs`` is not a multiple of `RACE_SLICE` (or under
+    two slices)."""
+
+    def __init__(self, spec, seed: int, runs: int):
+        self.spec, self.seed, self.runs = spec, seed, runs
+        raced = runs % RACE_SLICE == 0 and runs >= 2 * RACE_SLICE and group_runs(spec.env.num_arms) <= runs
+        self.slice = RACE_SLICE if raced else runs
+        self.finals = {}   # (level, values) -> float64[n]: its final regrets on runs 0..n − 1
+        self.stopped = {}  # (level, values) -> (its leader's key, its mean difference from the leader's)
+        self.simulated = {}  # level -> runs simulated (padding excluded)
+
+    def value(self, key) -> float:
+        """The point's mean regret on all runs: simulated, or estimated through the leader it was stopped by."""
+        if key in self.stopped:
+            leader, difference = self.stopped[key]
+            return difference + self.value(leader)
+        return float(self.finals[key].mean())
+
+    def runs_of(self, key) -> int:
+        return len(self.finals.get(key, ()))
+
+    def means(self, requests: dict) -> dict:
+        """``{level: [(key, point)]}`` → ``{level: [mean regret]}``, raced."""
+        point_of = {k: p for asked in requests.values() for k, p in asked}
+        live = {lv: [k for k, _ in asked if self.runs_of(k) < self.runs and k not in self.stopped]
+                for lv, asked in requests.items()}
+        per_call = max(group_runs(self.spec.env.num_arms) // self.slice, 1)
+        while any(live.values()):
+            todo = [k for keys in live.values() for k in keys]
+            cells = [(k, self.runs_of(k)) for k in todo]  # the next slice of every point still racing
+            further = {k: self.runs_of(k) + self.slice for k in todo}
+            # fill the last simulation with later slices, first of the points nearest their level's leader (the
+            # likeliest to run on): a simulation costs the same full or padded
+            order = sorted(todo, key=lambda k: (self._behind(k, live[k[0]]), todo.index(k)))
+            while len(cells) % per_call and any(further[k] < self.runs for k in order):
+                for k in order:
+                    if len(cells) % per_call == 0:
+                        break
+                    if further[k] < self.runs:
+                        cells.append((k, further[k]))
+                        further[k] += self.slice
+            cells.sort(key=lambda c: (todo.index(c[0]), c[1]))  # each point's slices in the order of its runs
+            for i in range(0, len(cells), per_call):
+                group = cells[i:i + per_call]
+                padded = group + [group[-1]] * (per_call - len(group))
+                final = run_spec(self.spec.with_points([point_of[k] for k, _ in padded]), runs=self.slice,
+                                 seed=self.seed, first_run=[f for _, f in padded], progress=False).final()
+                for (k, _), x in zip(group, np.asarray(final, np.float64)):
+                    self.finals[k] = np.concatenate([self.finals.get(k, np.zeros(0)), x])
+                    self.simulated[k[0]] = self.simulated.get(k[0], 0) + self.slice
+            for level, keys in live.items():
+                live[level] = self._stop_worse(level, keys)
+        return {lv: [self.value(k) for k, _ in asked] for lv, asked in requests.items()}
+
+    def _behind(self, key, keys) -> float:
+        """How far ``key``'s mean is above its level's leader's on the runs both have (0 before any run)."""
+        if not self.runs_of(key):
+            return 0.0
+        leader = self._leader(key[0], keys)
+        n = min(self.runs_of(key), self.runs_of(leader))
+        return float(self.finals[key][:n].mean() - self.finals[leader][:n].mean())
+
+    def _leader(self, level, keys):
+        """The level's leader among ``keys`` (points still racing) and its best point that has run everything: the
+        least mean on the runs all of them have."""
+        done = [k for k in self.finals if k[0] == level and self.runs_of(k) == self.runs and k not in self.stopped]
+        pool = keys + ([min(done, key=lambda k: (self.finals[k].mean(), k))] if done else [])
+        n = min(self.runs_of(k) for k in pool)
+        return min(pool, key=lambda k: (self.finals[k][:n].mean(), k))
+
+    def _stop_worse(self, level, keys) -> list:
+        """The points of ``keys`` still racing after each is tested against the level's leader on the runs both
+        have."""
+        keys = [k for k in keys if self.runs_of(k) < self.runs]
+        if not keys:
+            return []
+        leader = self._leader(level, keys)
+        for k in keys:
+            n = min(self.runs_of(k), self.runs_of(leader))
+            d = self.finals[k][:n] - self.finals[leader][:n]
+            se = d.std(ddof=1) / math.sqrt(n) if n > 1 else math.inf
+            # (se = 0: the same difference on every run; a point the same on every run is never stopped)
+            if k != leader and d.mean() > 0 and math.isfinite(RACE_Z) and d.mean() > RACE_Z * se:
+                self.stopped[k] = (leader, float(d.mean()))
+        return [k for k in keys if k not in self.stopped]
+
+
+def _searched(level, result, horizon, chosen, tuning, spent, warns, points, races) -> None:
     """One level's search result into the tuning records (nothing where no grid point was valid there)."""
     if result is None:
         return
+    race, confirm = races[False], races[True]
     chosen[level] = points[(level, _values_key(result.best))]
-    tuning[level] = {"method": "expanding grid search", "runs": tuning_runs, "rounds": result.rounds,
+    tuning[level] = {"method": "expanding grid search", "runs": race.runs, "rounds": result.rounds,
                      "values": [v for v, _ in result.points], "regret": [m for _, m in result.points],
-                     "status": dict(result.status), "confirmation_runs": confirm_runs if result.confirmed else 0,
-                     "confirmed": [{"values": v, "regret": m} for v, m in result.confirmed]}
-    spent[level] = (len(result.points) * tuning_runs + len(result.confirmed) * confirm_runs) * horizon
+                     "runs_each": [race.runs_of((level, _values_key(v))) for v, _ in result.points],
+                     "status": dict(result.status), "confirmation_runs": confirm.runs if result.confirmed else 0,
+                     "confirmed": [{"values": v, "regret": m, "runs": confirm.runs_of((level, _values_key(v)))}
+                                   for v, m in result.confirmed]}
+    spent[level] = (race.simulated.get(level, 0) + confirm.simulated.get(level, 0)) * horizon
     warns[level] = [f"the best {n} = {result.best[n]:g} is at an end of its search that could still move (after "
                     f"{MAX_EXPANSIONS} steps beyond its grid): not recommended" for n in result.movable()]
 

@@ -121,9 +121,11 @@ def _counter_policy(num_arms: int, every_arm: bool, with_bound: bool, name: str,
                          source="Chan, Shi & Song 2011's hybrid counter is ε-DP (`counters.hybrid_privacy_loss`); "
                                 "each reward enters one arm's counter and the choices are post-processing of the "
                                 "released sums")
+    # the batch first within a block where one arm's counter row is read and written each step
+    # (`Policy.state_run_major`)
     return Policy(name, num_arms, init, _draw(num_arms, every_arm, release), select, update, _validate_epsilon,
                   EpsilonParams(jnp.asarray(1.0)), reward_range=(0.0, 1.0), accountant=accountant,
-                  options={"release": release})
+                  options={"release": release}, state_run_major=not every_arm)
 
 
 def dp_ucb_bound(num_arms: int, *, release: str = "discrete") -> Policy:

@@ -40,7 +40,8 @@ from jaxbandit.types import Policy
 from jaxbandit.registry import POLICIES, Golden
 
 __all__ = ["dp_rucb", "dp_rse", "ldp_rse", "RUCBParams", "RSEParams", "LDPRSEParams", "RUCBState", "RSEState",
-           "VARIANTS", "rucb_bound", "rucb_bonus", "rse_schedule", "ldp_rse_schedule", "bind_beta", "tree_depth"]
+           "VARIANTS", "rucb_bound", "rucb_bonus", "rucb_bonus_scale", "rucb_bonus_rate",
+           "rse_schedule", "ldp_rse_schedule", "bind_beta", "tree_depth"]
 
 _DP = "one reward of the stream changed; the output is the whole run, arms and releases (Tao et al. 2022, Def. 1)"
 _LDP = "one user's reward changed; the output is that user's report (Tao et al. 2022, Def. 2)"
@@ -64,6 +65,9 @@ class RUCBState(NamedTuple):
     tree: counters.TreeState  # one binary-tree counter per arm (leading axis K)
     counts: jax.Array         # int32[K]: n_a
     step: jax.Array           # int32: rounds played
+    released: jax.Array       # float[K]: each arm's released sum Ŝ_a (its tree's release, kept: only the pulled
+                              # arm's changes, so a step sums one tree's levels, not K trees')
+    rate: jax.Array           # float[K]: each arm's bonus factor max(n_a, 1)^{−v/(1+v)} (`rucb_bonus_rate`), kept
 
 
 def _log_t(params, dtype):
@@ -78,13 +82,26 @@ def rucb_bound(n, params, dtype=None):
 
 
 def rucb_bonus(n, t, params, dtype=None):
-    """c·u^{1/(1+v)} (log(2t⁴) log^{1.5+1/v} T / (n ε))^{v/(1+v)}: DPRUCB's exploration bonus (Algorithm 1, Lemma 3)."""
+    """c·u^{1/(1+v)} (log(2t⁴) log^{1.5+1/v} T / (n ε))^{v/(1+v)}: DPRUCB's exploration bonus (Algorithm 1,
+    Lemma 3), computed as `rucb_bonus_scale` (t's part) times `rucb_bonus_rate` (n's), the policy's own factors."""
+    return rucb_bonus_scale(t, params, dtype) * rucb_bonus_rate(n, params, dtype)
+
+
+def rucb_bonus_scale(t, params, dtype=None):
+    """c·u^{1/(1+v)} (log(2t⁴) log^{1.5+1/v} T / ε)^{v/(1+v)}: the bonus's factor common to every arm at round t."""
     dtype = dtype or jnp.result_type(float)
-    n = jnp.asarray(n).astype(dtype)
     t = jnp.asarray(t).astype(dtype)
     v = params.v
     logs = (math.log(2) + 4 * jnp.log(t)) * _log_t(params, dtype) ** (1.5 + 1 / v)
-    return params.bonus * params.u ** (1 / (1 + v)) * (logs / (n * params.epsilon)) ** (v / (1 + v))
+    return params.bonus * params.u ** (1 / (1 + v)) * (logs / params.epsilon) ** (v / (1 + v))
+
+
+def rucb_bonus_rate(n, params, dtype=None):
+    """n^{−v/(1+v)}: the bonus's factor of an arm pulled n times (DPRUCB keeps each arm's: only the pulled arm's
+    changes)."""
+    dtype = dtype or jnp.result_type(float)
+    n = jnp.asarray(n).astype(dtype)
+    return n ** (-params.v / (1 + params.v))
 
 
 VARIANTS = ("corrected", "printed")  # the ``variant`` option: the errata applied (default), or the paper as printed
@@ -123,7 +140,10 @@ def dp_rucb(num_arms: int, *, variant: str = "corrected", release: str = "discre
     printed = variant == "printed"
 
     def init(params):
-        return RUCBState(counters.tree_init((K,)), jnp.zeros(K, jnp.int32), jnp.zeros((), jnp.int32))
+        tree = counters.tree_init((K,))
+        dtype = tree.alpha.dtype
+        return RUCBState(tree, jnp.zeros(K, jnp.int32), jnp.zeros((), jnp.int32), jnp.zeros(K, dtype),
+                         jnp.ones(K, dtype))
 
     def draw(key, steps, params):
         # one node noise per arm, as always (only the pulled arm's is used); the discrete bits once per step
@@ -132,8 +152,8 @@ def dp_rucb(num_arms: int, *, variant: str = "corrected", release: str = "discre
     def select(rng, state, params):
         dtype = state.tree.alpha.dtype
         n = jnp.maximum(state.counts, 1)
-        mean = counters.tree_release(state.tree) / n.astype(dtype)
-        index = mean + rucb_bonus(n, state.step + 1, params, dtype)
+        mean = state.released / n.astype(dtype)
+        index = mean + rucb_bonus_scale(state.step + 1, params, dtype) * state.rate
         return jnp.where(state.step < K, state.step, jnp.argmax(index)).astype(jnp.int32)
 
     def update(rng, state, arm, obs, params):
@@ -146,7 +166,9 @@ def dp_rucb(num_arms: int, *, variant: str = "corrected", release: str = "discre
                                    laplace_noise.at_arm(rng.drawn, arm), params.epsilon,
                                    sensitivity=params.sensitivity * bound, depth=tree_depth(params, printed))
         tree = with_arm(state.tree, arm, one)
-        return RUCBState(tree, counts, state.step + 1)
+        released = state.released.at[arm].set(counters.tree_release(one))
+        rate = state.rate.at[arm].set(rucb_bonus_rate(n, params, state.rate.dtype))
+        return RUCBState(tree, counts, state.step + 1, released, rate)
 
     def validate(params, horizon=None):
         _validate_common("dp-rucb", K, params, horizon)
@@ -171,7 +193,7 @@ def dp_rucb(num_arms: int, *, variant: str = "corrected", release: str = "discre
     return Policy("dp-rucb", K, init, draw, select, update, validate,
                   RUCBParams(*map(jnp.asarray, (1.0, 0.5, 1.0)), None, *map(jnp.asarray, (18.0, 2.0))),
                   bind_horizon=bind_run_horizon, accountant=pure_dp(epsilon, protects=_DP, source=source),
-                  options={"variant": variant, "release": release},
+                  options={"variant": variant, "release": release}, state_run_major=True,
                   tunable={"bonus": (0.25, 1.0, 4.0, 18.0)})  # 18: the paper's; 1: heavy-calibration's scaled choice
 
 

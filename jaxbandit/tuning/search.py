@@ -20,9 +20,11 @@ it, and the answer changes when the grid grows. This search starts from the grid
    521 ± 86, where the grid's c1 = 0.1 is evaluated at 276 ± 38.
 
 Every point is simulated on the same runs of one seed (common random numbers: the differences between points are
-far less noisy than their means), and each round's points of every level are one batch (`jaxbandit.run_spec`).
-The search is a generator, so that a driver can batch several searches (one per level) into one simulation: it
-yields a list of candidate points (``{name: value}``) and receives their mean regrets.
+far less noisy than their means). The search is a generator, so that a driver can batch several searches (one per
+level) into one simulation: it yields a list of candidate points (``{name: value}``) and receives their mean
+regrets. How they are simulated is the driver's: the frontier races them (`jaxbandit.frontiers.algorithm._Race`:
+a point clearly worse than its level's best on its first runs gets no more, and its mean is estimated on the
+best's runs by their paired difference).
 
 A best value ends in one of four states (`SearchResult.status`): ``"interior"``; ``"hard edge"`` (at an end that
 cannot move); ``"plateau"`` (at an end whose neighbour has exactly the same regret on these runs, e.g. an
