@@ -74,7 +74,7 @@ def sweep(env, policy, *, privatizer="identity", env_params: Mapping | None = No
         decides nothing (one arm left, an epoch cut by T), the same pseudo-regret many times faster
         (benchmarks/RESULTS.md); the engine computes the realized regret anyway and drops it.
       options: how to run it, `run_spec`'s: ``chunk_steps``, ``progress``, ``callback``, ``checkpoint``,
-        ``keep_checkpoint``, ``unroll``, ``devices``.
+        ``keep_checkpoint``, ``unroll``, ``devices``, ``first_run``.
 
     Returns:
       `Results` with axes (*grid axes, run, t).

@@ -120,8 +120,10 @@ def _tune_search(alg, spec, levels, delta, given, tuning_runs, tuning_seed, conf
         except StopIteration as done:
             searches.pop(level)
             _searched(level, done.value, spec.horizon, chosen, tuning, spent, warns, points, races)
+    raced = " (raced: a point is stopped once clearly worse than the level's best)" if any(
+        race.slice < race.runs for race in races.values()) else ""
     say(f"tuning {', '.join(sorted(grids))} by an expanding grid search, {tuning_runs} runs a point, the best "
-        f"confirmed on {confirm_runs} others (raced: a point is stopped once clearly worse than the level's best)")
+        f"confirmed on {confirm_runs} others{raced}")
     while asked:
         means = {}
         for confirming, race in races.items():
