@@ -51,13 +51,13 @@ def test_chunked_equals_unchunked_bit_for_bit(horizon):
 @pytest.mark.parametrize("name", ["dp-rucb", "dp-ucb-bound"])
 def test_a_run_major_state_is_a_layout_only(name):
     """`Policy.state_run_major` (the batch axis first while a block is stepped) gives the numbers of the batch-last
-    layout bit for bit, over a block boundary and a short tail block (the unbatched `rollout` has no batch axis:
-    tests/test_golden.py)."""
+    layout bit for bit, over a block boundary (the unbatched `rollout` has no batch axis: tests/test_golden.py).
+    Two whole blocks: one compiled block program per layout (a shorter tail block would compile a second)."""
     env, ep = envs.make("bernoulli", means=MEANS)
     pol, pp = policies.make(name, env.num_arms)
     assert pol.state_run_major
-    T = 2 * BLOCK + 17
-    times = np.array([1, 49, 50, 51, T])
+    T = 2 * BLOCK
+    times = np.array([1, BLOCK - 1, BLOCK, BLOCK + 1, T])
     results = {}
     for layout in (True, False):
         spec = jb.resolve(env, pol._replace(state_run_major=layout), "identity", env_params=ep, policy_params=pp,
