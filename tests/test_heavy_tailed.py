@@ -467,7 +467,7 @@ def test_the_simulator_is_a_component():
     assert epochs.supports(policies.get("ldp-rse", 5)) and not epochs.supports(policies.get("dp-rucb", 5))
     assert "no epoch-by-epoch simulation" in epochs.unsupported(env, policies.get("dp-rucb", 5))
     assert "5 arms" in epochs.unsupported(envs.make("pareto", means=[0.2, 0.5], v=0.9)[0], policies.get("dp-rse", 5))
-    kwargs = dict(env_params={"means": S1}, horizon=120, runs=3, seed=1, progress=False)
+    kwargs = dict(env_params={"means": S1}, horizon=100, runs=3, seed=1, progress=False)
     mine = engine.SIMULATOR._replace(name="my-steps")
     a = jb.simulate("pareto", "dp-rse", simulator=mine, **kwargs)
     b = jb.simulate("pareto", "dp-rse", **kwargs)
