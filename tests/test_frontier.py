@@ -525,10 +525,10 @@ def test_the_search_simulates_fewer_runs_at_once_on_many_arms():
     assert [fr_algorithm.group_runs(k) for k in (2, 9, 20, 25, 101, 1000, 10 ** 6)] == [200, 200, 200, 200, 50, 10, 10]
 
 
-def test_an_unraced_search_gives_the_means_of_one_batch_in_groups_of_one_shape(monkeypatch):
+def test_an_unraced_search_gives_each_points_own_means_in_groups_of_one_shape(monkeypatch):
     """With no stopping (`RACE_Z` = ∞) every point gets all its runs, in slices of `RACE_SLICE` and simulations of
-    `group_runs` runs (the last padded): the means are those of one batch of all the points. Where a simulation
-    holds more than one point's runs there is no race: whole points, as many a simulation as fit."""
+    `group_runs` runs (the last padded): the means are those of each point's runs simulated together, alone. Where
+    a simulation holds more than one point's runs there is no race: whole points, as many a simulation as fit."""
     spec, points = _race_spec()
     shapes = []
     real = _counting(monkeypatch, shapes)
